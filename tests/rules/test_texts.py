@@ -1,0 +1,309 @@
+"""Tests for rules.texts: every label, card, check and audit line exists in both languages."""
+
+import ast
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from rules import texts
+from rules.texts import (
+    CARDS,
+    CHECKS,
+    LANGS,
+    RULES,
+    SPECIALS,
+    card,
+    chain,
+    check_text,
+    describe,
+    special_label,
+)
+
+TYPES = ("heridas", "fatiga", "shock", "emocion", "afeccion")
+GRADES = ("leve", "grave", "persistente")
+EMOTION_VARIANTS = (
+    ("leve", "miedo"),
+    ("leve", "euforia"),
+    ("grave", "terror"),
+    ("grave", "ira"),
+    ("persistente", "abatimiento"),
+)
+CHECK_NAMES = (
+    "heridas_leve_descanso",
+    "heridas_grave_infeccion",
+    "heridas_persistente_recuperacion",
+    "shock_grave_fin_turno",
+    "sin_descanso",
+    "esfuerzo_prolongado",
+)
+SPECIAL_NAMES = (
+    "incapacitado",
+    "desprevenido",
+    "derribado",
+    "inconsciente",
+    "dormido",
+    "infeccion",
+    "desangramiento",
+    "lesion",
+    "ceguera",
+    "sordera",
+    "fobia",
+    "paranoia",
+    "compulsion",
+    "amnesia",
+    "bloqueo_empatico",
+    "catatonia",
+)
+SEED = Path(__file__).resolve().parents[2].parent / "shared" / "seed" / "estados-alterados.txt"
+
+
+def test_langs_are_spanish_then_english():
+    assert LANGS == ("es", "en")
+
+
+@pytest.mark.parametrize("type_", TYPES)
+@pytest.mark.parametrize("grade", GRADES)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_type_and_grade_has_a_card_in_both_languages(type_, grade, lang):
+    text = CARDS[(type_, grade)][lang]
+    assert text["effect"].strip() and text["ends"].strip()
+    shown = card(type_, grade, lang=lang)
+    assert shown["title"] and shown["effect"] == text["effect"] and shown["ends"] == text["ends"]
+
+
+@pytest.mark.parametrize(("grade", "variant"), EMOTION_VARIANTS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_emotion_variant_has_a_card_in_both_languages(grade, variant, lang):
+    text = CARDS[("emocion", grade, variant)][lang]
+    assert text["effect"].strip() and text["ends"].strip()
+    assert card("emocion", grade, variant, lang)["effect"] == text["effect"]
+
+
+def test_card_titles_read_naturally_in_each_language():
+    assert card("heridas", "grave")["title"] == "Heridas Grave"
+    assert card("emocion", "leve", "miedo")["title"] == "Emoción Leve: miedo"
+    assert card("heridas", "grave", lang="en")["title"] == "Serious Wounds"
+    assert card("emocion", "grave", "ira", "en")["title"] == "Serious Emotion: Rage"
+
+
+def test_cards_carry_the_spec_numbers():
+    assert "-1" in card("heridas", "leve")["effect"]
+    assert "-2" in card("heridas", "persistente")["effect"]
+    assert "-3" in card("fatiga", "grave", lang="en")["effect"]
+    assert "Inconsciente" in card("shock", "persistente")["effect"]
+    assert "Fatiga" in card("heridas", "leve")["ends"]
+    for grade, obstacle in (("leve", "-1"), ("grave", "-3"), ("persistente", "-2")):
+        assert obstacle in card("afeccion", grade)["effect"]
+        assert "Medicine" in card("afeccion", grade, lang="en")["effect"]
+
+
+def test_card_falls_back_to_spanish_for_an_unknown_language():
+    assert card("fatiga", "leve", lang="fr") == card("fatiga", "leve", lang="es")
+
+
+def test_card_raises_key_error_for_unknown_type_or_grade():
+    with pytest.raises(KeyError):
+        card("hambre", "leve")
+    with pytest.raises(KeyError):
+        card("heridas", "mortal")
+
+
+@pytest.mark.parametrize("name", CHECK_NAMES)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_check_has_label_fail_and_success_in_both_languages(name, lang):
+    text = check_text(name, lang)
+    assert set(text) == {"label", "fail", "success"}
+    assert all(value.strip() for value in text.values())
+    assert text == CHECKS[name][lang]
+
+
+def test_check_text_falls_back_to_spanish():
+    assert check_text("sin_descanso", "de") == CHECKS["sin_descanso"]["es"]
+
+
+@pytest.mark.parametrize("name", SPECIAL_NAMES)
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_special_has_label_and_effect_in_both_languages(name, lang):
+    entry = SPECIALS[name][lang]
+    assert entry["label"].strip() and entry["effect"].strip()
+    assert special_label(name, lang) == entry["label"]
+
+
+def test_special_labels_keep_spanish_accents():
+    assert special_label("lesion") == "Lesión"
+    assert special_label("bloqueo_empatico") == "Bloqueo empático"
+    assert special_label("infeccion", "en") == "Infection"
+
+
+def test_special_label_returns_unknown_names_unchanged():
+    assert special_label("veneno de fugu") == "veneno de fugu"
+    assert special_label("veneno de fugu", "en") == "veneno de fugu"
+
+
+@pytest.mark.parametrize("rule", [f"R{n}" for n in range(1, 28)] + ["base", "DJ"])
+def test_every_rule_has_a_summary_in_both_languages(rule):
+    assert all(RULES[rule][lang].strip() for lang in LANGS)
+
+
+def test_base_and_gm_rules_are_named():
+    assert RULES["base"] == {"es": "Efecto directo", "en": "Direct effect"}
+    assert RULES["DJ"] == {"es": "Decisión del DJ", "en": "GM decision"}
+
+
+# (effect, text expected in Spanish, text expected in English)
+DESCRIBED = [
+    ({"change": "suffer", "type": "heridas", "grade": "leve"}, "Heridas Leve", "Wounds"),
+    (
+        {"change": "suffer", "type": "fatiga", "grade": "leve"},
+        "Sufre Fatiga Leve",
+        "Suffers Light Fatigue",
+    ),
+    (
+        {"change": "suffer", "type": "emocion", "grade": "leve", "variant": "miedo"},
+        "Emoción Leve: miedo",
+        "Light Emotion: Fear",
+    ),
+    (
+        {"change": "mark", "type": "shock", "grade": "persistente"},
+        "Shock Persistente",
+        "Persistent Shock",
+    ),
+    ({"change": "mark", "type": "emocion", "grade": "grave", "variant": "ira"}, "ira", "Rage"),
+    ({"change": "unmark", "type": "heridas", "grade": "grave"}, "Heridas Grave", "Serious Wounds"),
+    (
+        {"change": "variant", "type": "emocion", "grade": "leve", "variant": "euforia"},
+        "euforia",
+        "Elation",
+    ),
+    ({"change": "special_on", "name": "incapacitado"}, "Incapacitado", "Incapacitated"),
+    ({"change": "special_off", "name": "derribado"}, "Derribado", "Knocked down"),
+    ({"change": "special_on", "name": "veneno de fugu"}, "veneno de fugu", "veneno de fugu"),
+    ({"change": "affliction", "source": "infeccion"}, "Infección", "Infection"),
+    (
+        {"change": "check_raised", "check": "heridas_grave_infeccion"},
+        "evitar infección",
+        "resist infection",
+    ),
+    ({"change": "check_passed", "check": "shock_grave_fin_turno"}, "TS VOL", "Save VOL"),
+    ({"change": "check_failed", "check": "sin_descanso"}, "Descanso", "Long rest"),
+    (
+        {"change": "check_dismissed", "check": "heridas_leve_descanso"},
+        "Heridas leve",
+        "Light Wounds",
+    ),
+    ({"change": "check_dropped", "check": "heridas_grave_infeccion"}, "infección", "infection"),
+    ({"change": "asleep", "hours": 8}, "8 h", "8 h"),
+    ({"change": "asleep"}, "duerme", "asleep"),
+    ({"change": "awake", "forced": True}, "fuerza", "force"),
+    ({"change": "awake", "forced": False}, "Despierta", "Wakes"),
+    ({"change": "descanso"}, "Descanso", "Long rest"),
+    ({"change": "descanso_spent"}, "Descanso", "Long rest"),
+    ({"change": "nothing"}, "Sin más", "No further"),
+    (
+        {"change": "duration", "type": "shock", "grade": "persistente", "minutes": 4},
+        "Inconsciente durante 4 min",
+        "Unconscious for 4 min",
+    ),
+    (
+        {"change": "duration", "type": "shock", "grade": "persistente", "minutes": 120},
+        "Inconsciente durante 2 h",
+        "Unconscious for 2 h",
+    ),
+]
+
+
+@pytest.mark.parametrize(("effect", "es_text", "en_text"), DESCRIBED)
+def test_describe_renders_every_change_with_translated_labels(effect, es_text, en_text):
+    record = {"rule": "base", **effect}
+    assert es_text in describe(record, "es")
+    assert en_text in describe(record, "en")
+
+
+def test_describe_example_from_the_brief():
+    effect = {"rule": "R8", "change": "suffer", "type": "heridas", "grade": "leve"}
+    assert "Wounds" in describe(effect, "en")
+    assert describe(effect) == "Sufre Heridas Leve"
+
+
+@pytest.mark.parametrize(
+    "effect",
+    [
+        {"rule": "R1", "change": "teleport"},
+        {"rule": "R1"},
+        {},
+        {"change": "suffer"},
+        {"change": "duration", "minutes": "soon"},
+        {"change": "check_raised", "check": "no_such_check"},
+        {"change": "special_on"},
+    ],
+)
+@pytest.mark.parametrize("lang", [*LANGS, "xx"])
+def test_describe_never_raises_on_odd_records(effect, lang):
+    assert describe(effect, lang).strip()
+
+
+def test_describe_falls_back_to_spanish_for_an_unknown_language():
+    effect = {"rule": "base", "change": "suffer", "type": "fatiga", "grade": "grave"}
+    assert describe(effect, "fr") == describe(effect, "es")
+
+
+def test_chain_marks_rule_steps_between_descriptions():
+    effects = [
+        {"rule": "base", "change": "suffer", "type": "shock", "grade": "leve"},
+        {"rule": "R11", "change": "suffer", "type": "fatiga", "grade": "leve"},
+        {"rule": "R8", "change": "suffer", "type": "heridas", "grade": "leve"},
+        {"rule": "R5", "change": "special_on", "name": "incapacitado"},
+    ]
+    assert chain(effects) == (
+        "Sufre Shock Leve → R11 → Sufre Fatiga Leve → R8 → Sufre Heridas Leve"
+        " → R5 → Gana Incapacitado"
+    )
+    assert chain(effects, "en").startswith("Suffers Light Shock → R11 → Suffers Light Fatigue")
+
+
+def test_chain_does_not_show_base_or_gm_as_steps():
+    effects = [
+        {"rule": "DJ", "change": "special_on", "name": "derribado"},
+        {"rule": "base", "change": "mark", "type": "fatiga", "grade": "leve"},
+    ]
+    text = chain(effects)
+    assert "DJ" not in text and "base" not in text
+    assert "Derribado" in text and "Fatiga Leve" in text
+    assert chain([]) == ""
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case, accent-free words, so punctuation and dashes cannot hide a copied run."""
+    plain = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch)).lower()
+    return re.findall(r"[a-z0-9]+", plain)
+
+
+def _runs(words: list[str], size: int = 6) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+def _module_strings() -> list[str]:
+    # Read every string literal in the source (docstrings and f-string pieces too), so no
+    # text can slip past by living outside the public tables.
+    tree = ast.parse(Path(texts.__file__).read_text(encoding="utf-8"))
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+
+
+def test_no_text_copies_six_words_from_the_rulebook():
+    if not SEED.is_file():
+        pytest.skip(f"seed chapter not found at {SEED}")
+    seed_runs = _runs(_words(SEED.read_text(encoding="utf-8")))
+    strings = _module_strings()
+    # Rendered texts join labels and templates, so check what a user actually sees as well.
+    strings += [
+        chain([{"rule": "base", **effect} for effect, _, _ in DESCRIBED], lang) for lang in LANGS
+    ]
+    copied = {" ".join(run) for text in strings for run in _runs(_words(text)) if run in seed_runs}
+    assert not copied, f"copied from the rulebook: {sorted(copied)}"
