@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         events, options = data, None
     if not isinstance(events, list) or not (options is None or isinstance(options, dict)):
-        print("expected a list of events, or an object with 'events' and 'options'", file=sys.stderr)
+        print("expected a list of events, or {'events': [...], 'options': {...}}", file=sys.stderr)
         return 2
     try:
         if args.trail:

@@ -229,7 +229,8 @@ class Char:
 def suffer(c: Char, t: str, g: str, rule: str, dice: Dice, ev: dict | None = None) -> None:
     """The PJ suffers an E.Alt of type `t` and grade `g`; `ev` carries the blow's own fields."""
     ev = ev or {}
-    c.emit(rule, "suffer", type=t, grade=g, **({"variant": ev["variant"]} if "variant" in ev else {}))
+    variant = {"variant": ev["variant"]} if "variant" in ev else {}
+    c.emit(rule, "suffer", type=t, grade=g, **variant)
     if t == "heridas":
         c.healed = False  # R25: new Heridas open the way to another Curación
         _suffer_heridas(c, g, ev)
@@ -584,4 +585,3 @@ def emotion_safe(c: Char) -> None:
     if c.marks["emocion"] & LEVE:
         c.unmark("emocion", "leve", "R17")
     _mark_emotion(c, "leve", down, None, "R17")
-

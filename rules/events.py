@@ -199,7 +199,9 @@ def on_time(c: Char, ev: dict, index: int, dice: Dice) -> None:
     else:
         scale = {"minutes": MINUTE, "hours": HOUR, "days": DAY}[unit]
         seconds = round(_positive(ev, unit, index) * scale)
-    activity = "activo" if ev.get("activity") is None else _choice(ev, "activity", ACTIVITIES, index)
+    activity = "activo"
+    if ev.get("activity") is not None:
+        activity = _choice(ev, "activity", ACTIVITIES, index)
     calm = _bool(ev, "calm", index)
     if activity == "esfuerzo":
         if not c.opt["esfuerzo_prolongado"]:
@@ -324,6 +326,3 @@ def step(c: Char, ev: object) -> None:
     if c.pending and kind not in _NO_PRUNE:
         c.prune_checks()
     c.n = index + 1
-
-
-__all__ = ["HANDLERS", "step", "LEVE"]
