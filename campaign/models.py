@@ -1,0 +1,267 @@
+"""Campaigns, their PJ and the append-only log of Estados Alterados events.
+
+The log (StateEvent) is the truth; CharacterSnapshot and EventSnapshot are projections
+kept in step by campaign.services in the same transaction as each write.
+"""
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Campaign(models.Model):
+    name = models.CharField(_("name"), max_length=100)
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    # The SPEC's campaign options (rules.OPTION_DEFAULTS).
+    especificos = models.BooleanField(_("specific E.Esp"), default=False)
+    esfuerzo_prolongado = models.BooleanField(_("prolonged effort"), default=False)
+    round_seconds = models.PositiveIntegerField(
+        _("seconds per round"), default=6, validators=[MinValueValidator(1)]
+    )
+    # The seq of the campaign's latest event. Writers lock this row to take the next
+    # number, which keeps seq gapless and unique under concurrent writers.
+    last_seq = models.PositiveIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("campaign")
+        verbose_name_plural = _("campaigns")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def rule_options(self) -> dict:
+        """The options dict that rules.apply and rules.replay take."""
+        return {
+            "especificos": self.especificos,
+            "esfuerzo_prolongado": self.esfuerzo_prolongado,
+            "round_seconds": self.round_seconds,
+        }
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        DJ = "dj", _("DJ")
+        PLAYER = "player", _("Player")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "campaign"], name="membership_one_per_user")
+        ]
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.campaign} ({self.get_role_display()})"
+
+
+class Character(models.Model):
+    """A PJ. Create and change it through campaign.services so its log follows."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="characters")
+    name = models.CharField(_("name"), max_length=100)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="characters",
+        verbose_name=_("player"),
+    )
+    # Scores by abbreviation, e.g. {"FUE": 4, "AGI": 3, "VOL": 3}.
+    attributes = models.JSONField(_("attributes"), default=dict, blank=True)
+    # Powers that change the rules, e.g. ["regeneracion"].
+    powers = models.JSONField(_("powers"), default=list, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    # Campaign-wide events with a higher seq apply to this PJ; earlier ones predate it.
+    joined_seq = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "name"], name="character_name_unique_in_campaign"
+            )
+        ]
+        verbose_name = _("character")
+        verbose_name_plural = _("characters")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class GameSession(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sessions")
+    number = models.PositiveIntegerField(_("number"))
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    started_at = models.DateTimeField(_("started at"))
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
+    recap = models.TextField(_("recap"), blank=True)
+    # Written by session_end: {character pk: {"name": ..., "state": public state}}.
+    sheet_summary = models.JSONField(_("sheet summary"), default=dict, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="session_number_unique")
+        ]
+        verbose_name = _("game session")
+        verbose_name_plural = _("game sessions")
+
+    def __str__(self) -> str:
+        return f"{self.campaign} #{self.number} {self.title}".strip()
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended_at is None
+
+
+class StateEvent(models.Model):
+    """One SPEC §7 event in a campaign's log. Never edited: a correction voids it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="events")
+    # None: a campaign-wide event (time, a party Descanso) for every PJ.
+    character = models.ForeignKey(
+        Character,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="events",
+    )
+    session = models.ForeignKey(
+        GameSession,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="events",
+    )
+    seq = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    # The event as the rules read it, with the seed the app drew for its dice.
+    event = models.JSONField()
+    # What applying it changed, per PJ: {character pk: [effect, ...]}.
+    effects = models.JSONField(default=dict)
+    void_at = models.DateTimeField(null=True, blank=True)
+    void_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    void_reason = models.TextField(blank=True)
+    # Set by clients that may send the same write twice (a double tap); "" for none.
+    idempotency_key = models.CharField(max_length=100, blank=True, default="")
+    # Visible to the DJ only.
+    secret = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["campaign", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="event_seq_unique"),
+            models.UniqueConstraint(
+                fields=["campaign", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="event_idempotency_key_unique",
+            ),
+        ]
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
+
+    def __str__(self) -> str:
+        who = self.character.name if self.character_id else _("everyone")
+        return f"#{self.seq} {self.kind} ({who})"
+
+    @property
+    def kind(self) -> str:
+        return str(self.event.get("kind", "?"))
+
+    @property
+    def is_void(self) -> bool:
+        return self.void_at is not None
+
+
+class CharacterSnapshot(models.Model):
+    """A PJ's current state: its log folded up to `seq`."""
+
+    character = models.OneToOneField(
+        Character, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
+    )
+    # The engine's full state (rules.initial_state() shape, "engine" key included).
+    state = models.JSONField()
+    seq = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("character snapshot")
+        verbose_name_plural = _("character snapshots")
+
+    def __str__(self) -> str:
+        return f"{self.character} @ #{self.seq}"
+
+
+class EventSnapshot(models.Model):
+    """A PJ's state right after one event of its log, so state_at never folds."""
+
+    event = models.ForeignKey(StateEvent, on_delete=models.CASCADE, related_name="snapshots")
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="event_snapshots"
+    )
+    state = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "character"], name="event_snapshot_unique")
+        ]
+        verbose_name = _("event snapshot")
+        verbose_name_plural = _("event snapshots")
+
+    def __str__(self) -> str:
+        return f"{self.character} after #{self.event.seq}"
+
+
+class CatalogueEntry(models.Model):
+    """An E.Esp, disease or poison with the table's own short effect text."""
+
+    class Kind(models.TextChoices):
+        ESPECIAL = "especial", _("Special state")
+        ENFERMEDAD = "enfermedad", _("Disease")
+        VENENO = "veneno", _("Poison")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="catalogue")
+    # The name used in events and states, e.g. "desprevenido", "veneno de fugu".
+    name = models.CharField(_("name"), max_length=100)
+    kind = models.CharField(_("kind"), max_length=12, choices=Kind.choices)
+    effect = models.TextField(_("effect"), blank=True)
+    # Diseases and poisons act by the Afección phase.
+    effect_leve = models.TextField(_("effect at phase leve"), blank=True)
+    effect_grave = models.TextField(_("effect at phase grave"), blank=True)
+    effect_persistente = models.TextField(_("effect at phase persistente"), blank=True)
+
+    class Meta:
+        ordering = ["campaign", "kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="catalogue_name_unique")
+        ]
+        verbose_name = _("catalogue entry")
+        verbose_name_plural = _("catalogue entries")
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,455 @@
+"""Writes. Every change to a campaign's log and its projections goes through here.
+
+Each write locks the campaign row first: that serializes the campaign's writers, so
+`seq` stays gapless and unique and the snapshots never miss an event, on SQLite and
+PostgreSQL alike.
+"""
+
+import secrets
+from datetime import datetime
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+
+import rules
+from rules import RuleError
+
+from .catalogue import catalogue_entries
+from .models import (
+    Campaign,
+    CatalogueEntry,
+    Character,
+    CharacterSnapshot,
+    EventSnapshot,
+    GameSession,
+    Membership,
+    StateEvent,
+)
+from .selectors import character_log
+
+_UNSET = object()
+
+
+class EventVoidRefused(ValueError):
+    """Voiding an event would make a later event of the log invalid."""
+
+    def __init__(
+        self,
+        *,
+        event: StateEvent,
+        blocking_event: StateEvent,
+        character: Character,
+        error: RuleError,
+    ) -> None:
+        self.event = event
+        self.blocking_event = blocking_event
+        self.character = character
+        self.error = error
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str | None = None) -> str:
+        """Text for the UI, in `lang` (default: the active language)."""
+        lang = (lang or translation.get_language() or "es")[:2]
+        with translation.override(lang):
+            text = _(
+                "Event #%(seq)s cannot be voided: event #%(blocking)s (%(kind)s, "
+                "%(character)s) would no longer be valid: %(reason)s"
+            )
+        return text % {
+            "seq": self.event.seq,
+            "blocking": self.blocking_event.seq,
+            "kind": self.blocking_event.kind,
+            "character": self.character.name,
+            "reason": self.error.message(lang),
+        }
+
+
+def _lock(campaign: Campaign) -> Campaign:
+    """The campaign row, locked until the transaction ends (call inside atomic)."""
+    return Campaign.objects.select_for_update().get(pk=campaign.pk)
+
+
+def _fresh_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+def scores_validate(attributes: object) -> dict[str, int]:
+    """Attribute scores as the log stores them, e.g. {"FUE": 4}; ValidationError if not."""
+    if not isinstance(attributes, dict) or not all(
+        isinstance(k, str) and k and type(v) is int and v >= 0 for k, v in attributes.items()
+    ):
+        raise ValidationError(
+            _("Attribute scores must map abbreviations to whole numbers, e.g. FUE: 4."),
+            code="invalid_attributes",
+        )
+    return {k.strip().upper(): v for k, v in attributes.items()}
+
+
+def powers_validate(powers: object) -> list[str]:
+    """A sorted list of power names without blanks or repeats; ValidationError if not."""
+    if not isinstance(powers, list) or not all(isinstance(p, str) for p in powers):
+        raise ValidationError(_("Powers must be a list of names."), code="invalid_powers")
+    return sorted({p.strip() for p in powers if p.strip()})
+
+
+def campaign_create(
+    *,
+    name: str,
+    slug: str = "",
+    dj: AbstractBaseUser | None = None,
+    especificos: bool = False,
+    esfuerzo_prolongado: bool = False,
+    round_seconds: int = 6,
+) -> Campaign:
+    """A new campaign with its catalogue seeded and, if given, its DJ."""
+    campaign = Campaign(
+        name=name,
+        slug=slug or slugify(name),
+        especificos=especificos,
+        esfuerzo_prolongado=esfuerzo_prolongado,
+        round_seconds=round_seconds,
+    )
+    campaign.full_clean()
+    with transaction.atomic():
+        campaign.save()
+        catalogue_seed(campaign=campaign)
+        if dj is not None:
+            membership_set(campaign=campaign, user=dj, role=Membership.Role.DJ)
+    return campaign
+
+
+def catalogue_seed(*, campaign: Campaign) -> int:
+    """Add the SPEC §1 names missing from a campaign's catalogue; returns how many."""
+    existing = set(campaign.catalogue.values_list("name", flat=True))
+    missing = [e for e in catalogue_entries(campaign) if e.name not in existing]
+    CatalogueEntry.objects.bulk_create(missing)
+    return len(missing)
+
+
+def membership_set(*, campaign: Campaign, user: AbstractBaseUser, role: str) -> Membership:
+    """Make `user` a member of `campaign` with `role` (DJ or player)."""
+    if role not in Membership.Role.values:
+        raise ValidationError(_("Unknown role."), code="invalid_role")
+    membership, _created = Membership.objects.update_or_create(
+        campaign=campaign, user=user, defaults={"role": role}
+    )
+    return membership
+
+
+def character_create(
+    *,
+    campaign: Campaign,
+    name: str,
+    player: AbstractBaseUser | None = None,
+    attributes: dict | None = None,
+    powers: list | None = None,
+    notes: str = "",
+    actor: AbstractBaseUser | None = None,
+    recorded_at: datetime | None = None,
+) -> Character:
+    """A new PJ: its snapshot starts at the initial state and its log with its scores."""
+    scores = scores_validate(attributes if attributes is not None else {})
+    with transaction.atomic():
+        locked = _lock(campaign)
+        character = Character(
+            campaign=locked,
+            name=name.strip(),
+            player=player,
+            attributes=scores,
+            powers=powers_validate(powers if powers is not None else []),
+            notes=notes,
+            joined_seq=locked.last_seq,
+        )
+        character.full_clean()
+        character.save()
+        CharacterSnapshot.objects.create(
+            character=character, state=rules.initial_state(), seq=locked.last_seq
+        )
+        if (
+            player is not None
+            and not Membership.objects.filter(campaign=locked, user=player).exists()
+        ):
+            membership_set(campaign=locked, user=player, role=Membership.Role.PLAYER)
+        event_record(
+            campaign=locked,
+            character=character,
+            event={"kind": "attributes", "scores": scores},
+            actor=actor,
+            recorded_at=recorded_at,
+        )
+    return character
+
+
+def character_update(
+    *,
+    character: Character,
+    name: str | None = None,
+    player: AbstractBaseUser | None | object = _UNSET,
+    attributes: dict | None = None,
+    powers: list | None = None,
+    notes: str | None = None,
+    actor: AbstractBaseUser | None = None,
+) -> Character:
+    """Change a PJ; new attribute scores are recorded in its log as an event."""
+    with transaction.atomic():
+        _lock(character.campaign)
+        character = Character.objects.get(pk=character.pk)
+        if name is not None:
+            character.name = name.strip()
+        if player is not _UNSET:
+            character.player = player
+        if powers is not None:
+            character.powers = powers_validate(powers)
+        if notes is not None:
+            character.notes = notes
+        scores = scores_validate(attributes) if attributes is not None else None
+        changed_scores = scores is not None and scores != character.attributes
+        if changed_scores:
+            character.attributes = scores
+        character.full_clean()
+        character.save()
+        if changed_scores:
+            event_record(
+                campaign=character.campaign,
+                character=character,
+                event={"kind": "attributes", "scores": scores},
+                actor=actor,
+            )
+    return character
+
+
+def event_record(
+    *,
+    campaign: Campaign,
+    event: dict,
+    character: Character | None = None,
+    actor: AbstractBaseUser | None = None,
+    session: GameSession | None = None,
+    idempotency_key: str | None = None,
+    secret: bool = False,
+    recorded_at: datetime | None = None,
+) -> StateEvent:
+    """Append one SPEC §7 event to the log, for one PJ or (character None) every PJ.
+
+    The rules validate it against the current snapshot(s): a RuleError propagates and
+    nothing is written. A repeated idempotency key returns the first event untouched.
+    The event is stored with a fresh dice `seed`; an open session is attached.
+    """
+    if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
+        raise ValidationError(_("An event needs a kind."), code="invalid_event")
+    if character is not None and character.campaign_id != campaign.pk:
+        raise ValidationError(_("That PJ belongs to another campaign."), code="wrong_campaign")
+    if session is not None and session.campaign_id != campaign.pk:
+        raise ValidationError(_("That session belongs to another campaign."), code="wrong_campaign")
+    key = (idempotency_key or "").strip()
+
+    with transaction.atomic():
+        campaign = _lock(campaign)
+        if key:
+            first = StateEvent.objects.filter(campaign=campaign, idempotency_key=key).first()
+            if first is not None:
+                return first
+
+        latest_at = (
+            StateEvent.objects.filter(campaign=campaign)
+            .order_by("-seq")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+        created_at = recorded_at or timezone.now()
+        if latest_at is not None and created_at < latest_at:
+            if recorded_at is not None:
+                raise ValidationError(
+                    _("An event cannot be dated before the previous one."),
+                    code="out_of_order",
+                )
+            # The wall clock stepped back: keep created_at in seq order for state_at.
+            created_at = latest_at
+        if session is None:
+            session = campaign.sessions.filter(ended_at__isnull=True).first()
+
+        stored = {k: v for k, v in event.items() if k != "seed"}
+        stored["seed"] = _fresh_seed()
+        if character is not None:
+            targets = [Character.objects.select_related("snapshot").get(pk=character.pk)]
+            if stored["kind"] == "heal":
+                stored["regeneracion"] = "regeneracion" in targets[0].powers
+        else:
+            targets = list(campaign.characters.select_related("snapshot").order_by("pk"))
+            if not targets:
+                raise ValidationError(
+                    _("This campaign has no PJ yet for a campaign-wide event."),
+                    code="no_characters",
+                )
+
+        options = campaign.rule_options()
+        results = []
+        for target in targets:
+            try:
+                results.append((target, *rules.apply(target.snapshot.state, stored, options)))
+            except RuleError as err:
+                if character is None:
+                    err.add_note(f"PJ: {target.name}")
+                raise
+
+        campaign.last_seq += 1
+        campaign.save(update_fields=["last_seq"])
+        record = StateEvent.objects.create(
+            campaign=campaign,
+            character=character,
+            session=session,
+            seq=campaign.last_seq,
+            created_at=created_at,
+            actor=actor,
+            event=stored,
+            effects={str(t.pk): effects for t, _state, effects in results},
+            idempotency_key=key,
+            secret=secret,
+        )
+        for target, state, _effects in results:
+            snapshot = target.snapshot
+            snapshot.state = state
+            snapshot.seq = record.seq
+            snapshot.save(update_fields=["state", "seq", "updated_at"])
+        EventSnapshot.objects.bulk_create(
+            EventSnapshot(event=record, character=t, state=state) for t, state, _effects in results
+        )
+    return record
+
+
+def event_void(
+    *, event: StateEvent, actor: AbstractBaseUser | None = None, reason: str = ""
+) -> StateEvent:
+    """Mark an event void and re-fold the PJ it touched from their non-void log.
+
+    Refused with EventVoidRefused, naming the first later event that would become
+    invalid, when the rest of the log no longer replays without it.
+    """
+    with transaction.atomic():
+        campaign = _lock(event.campaign)
+        event = StateEvent.objects.select_related("campaign").get(pk=event.pk)
+        if event.is_void:
+            raise ValidationError(
+                _("Event #%(seq)s is already void.") % {"seq": event.seq},
+                code="already_void",
+            )
+        if event.character_id is not None:
+            touched = [event.character]
+        else:
+            touched = list(campaign.characters.filter(joined_seq__lt=event.seq).order_by("pk"))
+        options = campaign.rule_options()
+        changed_events: dict[int, StateEvent] = {}
+        for character in touched:
+            _refold_without(
+                character=character,
+                voided=event,
+                options=options,
+                changed_events=changed_events,
+            )
+        StateEvent.objects.bulk_update(changed_events.values(), ["effects"])
+        event.void_at = timezone.now()
+        event.void_by = actor
+        event.void_reason = reason
+        event.save(update_fields=["void_at", "void_by", "void_reason"])
+    return event
+
+
+def _refold_without(
+    *,
+    character: Character,
+    voided: StateEvent,
+    options: dict,
+    changed_events: dict[int, StateEvent],
+) -> None:
+    """Re-apply a PJ's events after `voided`, starting from its state just before it."""
+    base = (
+        EventSnapshot.objects.filter(
+            character=character,
+            event__seq__lt=voided.seq,
+            event__void_at__isnull=True,
+        )
+        .select_related("event")
+        .order_by("-event__seq")
+        .first()
+    )
+    state = base.state if base else rules.initial_state()
+    last_seq = base.event.seq if base else character.joined_seq
+    later = list(character_log(character=character).filter(seq__gt=voided.seq))
+    saved = {
+        s.event_id: s for s in EventSnapshot.objects.filter(character=character, event__in=later)
+    }
+    key = str(character.pk)
+    for later_event in later:
+        try:
+            state, effects = rules.apply(state, later_event.event, options)
+        except RuleError as err:
+            raise EventVoidRefused(
+                event=voided,
+                blocking_event=later_event,
+                character=character,
+                error=err,
+            ) from err
+        later_event = changed_events.setdefault(later_event.pk, later_event)
+        later_event.effects = {**later_event.effects, key: effects}
+        saved[later_event.pk].state = state
+        last_seq = later_event.seq
+    EventSnapshot.objects.bulk_update(saved.values(), ["state"])
+    CharacterSnapshot.objects.filter(character=character).update(
+        state=state, seq=last_seq, updated_at=timezone.now()
+    )
+
+
+def session_start(
+    *,
+    campaign: Campaign,
+    title: str = "",
+    started_at: datetime | None = None,
+) -> GameSession:
+    """Open the campaign's next session; events recorded meanwhile belong to it."""
+    with transaction.atomic():
+        campaign = _lock(campaign)
+        if campaign.sessions.filter(ended_at__isnull=True).exists():
+            raise ValidationError(
+                _("End the open session before starting another."),
+                code="session_open",
+            )
+        last = campaign.sessions.order_by("-number").values_list("number", flat=True)
+        return GameSession.objects.create(
+            campaign=campaign,
+            number=(last.first() or 0) + 1,
+            title=title,
+            started_at=started_at or timezone.now(),
+        )
+
+
+def session_end(
+    *,
+    session: GameSession,
+    recap: str | None = None,
+    ended_at: datetime | None = None,
+) -> GameSession:
+    """Close a session, keeping every PJ's state as its sheet summary."""
+    with transaction.atomic():
+        campaign = _lock(session.campaign)
+        session = GameSession.objects.get(pk=session.pk)
+        if not session.is_open:
+            raise ValidationError(
+                _("Session %(number)s has already ended.") % {"number": session.number},
+                code="session_ended",
+            )
+        ended_at = ended_at or timezone.now()
+        if ended_at < session.started_at:
+            raise ValidationError(_("A session cannot end before it starts."), code="session_dates")
+        session.ended_at = ended_at
+        if recap is not None:
+            session.recap = recap
+        session.sheet_summary = {
+            str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
+            for c in campaign.characters.select_related("snapshot").order_by("pk")
+        }
+        session.save()
+    return session
