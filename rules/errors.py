@@ -54,11 +54,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "variant_missing": (
         "La Emoción {grade} necesita una variante: {allowed}.",
-        "Emoción {grade} needs a variant: {allowed}.",
+        "{grade} Emotion needs a variant: {allowed}.",
     ),
     "variant_grade": (
         "La variante «{value}» no corresponde a Emoción {grade}; se espera: {allowed}.",
-        "The variant '{value}' does not fit Emoción {grade}; expected: {allowed}.",
+        "The variant '{value}' does not fit {grade} Emotion; expected: {allowed}.",
     ),
     "especifico_option_off": (
         "Los E.Esp específicos no están activados en esta campaña.",
@@ -110,7 +110,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "recover_not_marked": (
         "{type} {grade} no está marcado.",
-        "{type} {grade} is not marked.",
+        "{grade} {type} is not marked.",
     ),
     "recover_sleep": (
         "El Shock persistente del sueño termina al despertar, no se puede quitar.",
@@ -178,8 +178,17 @@ class RuleError(ValueError):
 
     def message(self, lang: str = "es") -> str:
         """The reason alone, in the UI's language (Spanish unless `lang` is "en")."""
+        from rules.texts import GRADE_LABELS, TYPE_LABELS  # texts imports nothing back
+
+        lang = "en" if str(lang).lower().startswith("en") else "es"
+        params = dict(self.params)
+        # Game words read as labels ("Heridas Leve", "Light Wounds"), not as JSON values.
+        for key, table in (("type", TYPE_LABELS), ("grade", GRADE_LABELS)):
+            value = params.get(key)
+            if isinstance(value, str) and value in table:
+                params[key] = table[value][lang]
         es, en = MESSAGES[self.code]
-        return (en if lang == "en" else es).format(**self.params)
+        return (en if lang == "en" else es).format(**params)
 
     def _text(self, lang: str) -> str:
         where = "" if self.index is None else f"event {self.index}: "

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rules import RuleError, apply, initial_state, public_state, replay, replay_trail
+from rules import MESSAGES, RuleError, apply, initial_state, public_state, replay, replay_trail
 from rules.texts import chain
 
 SPEC_KEYS = {
@@ -120,3 +120,21 @@ def test_dice_come_from_the_seed_when_no_roll_is_given():
 def test_states_survive_a_json_round_trip_exactly():
     state, _ = apply(None, {"kind": "sleep"})
     assert json.loads(json.dumps(state)) == state
+
+
+@pytest.mark.parametrize("code", sorted(MESSAGES))
+def test_every_error_message_reads_in_spanish_and_english(code):
+    err = RuleError(
+        code,
+        index=2,
+        field="grade",
+        value="x",
+        allowed="a, b",
+        type="heridas",
+        grade="leve",
+        sides=6,
+    )
+    es, en = err.message("es"), err.message("en")
+    assert es and en and "{" not in es + en
+    assert es != en
+    assert "heridas" not in es + en  # game values show as labels, not as JSON words
