@@ -1,0 +1,83 @@
+# Zodiac tracker. The two commands: `make run` and `make test` (and `make bench`).
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+VENV := .venv
+VPY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+# A Python >= 3.12: $(PYTHON) if set, else the first candidate that really runs as one
+# (pyenv shims on the PATH exist but fail without PYENV_VERSION, so each is tried).
+define find_python
+for c in python3.13 python3.12 python3 \
+  $$(command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/*/bin/python 2>/dev/null | sort -rV); do \
+  if "$$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+    command -v "$$c"; break; \
+  fi; \
+done
+endef
+
+MO_FILES := locale/es/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
+
+.PHONY: run test bench lint format messages clean venv-check
+
+# The venv is remade when its Python is missing or older than 3.12.
+venv-check:
+	@if ! $(VPY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+	  py="$(PYTHON)"; \
+	  if [ -n "$$py" ] && ! "$$py" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+	    echo "PYTHON=$$py does not run as Python >= 3.12." >&2; exit 1; \
+	  fi; \
+	  [ -n "$$py" ] || py=$$($(find_python)); \
+	  if [ -z "$$py" ]; then \
+	    echo "No Python >= 3.12 found (tried \$$PYTHON, python3.13, python3.12, python3 and pyenv's versions)." >&2; \
+	    echo "Install Python 3.12 or newer, or run: make PYTHON=/path/to/python3.12 ..." >&2; \
+	    exit 1; \
+	  fi; \
+	  echo "Creating $(VENV) with $$py"; \
+	  rm -rf $(VENV) && "$$py" -m venv $(VENV) && $(VPY) -m pip install -q --upgrade pip; \
+	fi
+
+$(VENV)/.run-installed: requirements.txt | venv-check
+	$(VPY) -m pip install -q -r requirements.txt
+	@touch $@
+
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt | venv-check
+	$(VPY) -m pip install -q -r requirements-dev.txt
+	@touch $@ $(VENV)/.run-installed
+
+# The .mo files are committed; they are compiled here only when missing (needs gettext).
+$(MO_FILES): | $(VENV)/.run-installed
+	$(VPY) manage.py compilemessages --ignore=.venv
+
+run: venv-check $(VENV)/.run-installed $(MO_FILES)
+	$(VPY) manage.py migrate --noinput
+	$(VPY) manage.py demo
+	@echo "Serving http://$(HOST):$(PORT)/  (Ctrl+C to stop)"
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT)
+
+test: venv-check $(VENV)/.dev-installed $(MO_FILES)
+	$(VPY) -m pytest $(PYTEST_ARGS)
+
+bench: venv-check $(VENV)/.dev-installed
+	@set -e; found=0; for f in bench/bench_*.py; do \
+	  [ -e "$$f" ] || continue; found=1; echo "== $$f"; $(VPY) "$$f"; \
+	done; [ $$found = 1 ] || echo "No benchmarks in bench/."
+
+lint: venv-check $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: venv-check $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# After editing locale/*/LC_MESSAGES/django.po (needs gettext's msgfmt).
+messages: venv-check $(VENV)/.run-installed
+	$(VPY) manage.py makemessages -l es -l en --ignore=.venv --ignore=staticfiles --no-obsolete
+	$(VPY) manage.py compilemessages --ignore=.venv
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis
