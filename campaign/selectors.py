@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 
 import rules
 
-from .models import Campaign, Character, EventSnapshot, Membership, StateEvent
+from .models import Campaign, Character, CharacterSnapshot, EventSnapshot, Membership, StateEvent
 
 
 def membership_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Membership]:
@@ -35,7 +35,8 @@ def character_log(*, character: Character, include_void: bool = False) -> QueryS
 
 def character_state(*, character: Character) -> dict:
     """A PJ's current state (SPEC §8 keys only)."""
-    return rules.public_state(character.snapshot.state)
+    snapshot = CharacterSnapshot.objects.only("state").get(character=character)
+    return rules.public_state(snapshot.state)
 
 
 def character_states(*, campaign: Campaign) -> list[tuple[Character, dict]]:

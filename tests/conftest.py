@@ -1,0 +1,38 @@
+"""Fixtures shared by the app's tests (tests/rules/ needs none of these)."""
+
+import pytest
+
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+
+@pytest.fixture
+def dj(db):
+    return UserFactory(username="test-dj")
+
+
+@pytest.fixture
+def campaign(dj):
+    return CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+
+
+@pytest.fixture
+def aiko(campaign):
+    return CharacterFactory(
+        campaign=campaign, name="Aiko", attributes={"FUE": 3, "AGI": 5, "DES": 4, "VOL": 3}
+    )
+
+
+@pytest.fixture
+def kenji(campaign):
+    return CharacterFactory(
+        campaign=campaign,
+        name="Kenji",
+        attributes={"FUE": 5, "AGI": 3, "DES": 3, "VOL": 4},
+        powers=["regeneracion"],
+    )
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """PBKDF2 is slow on purpose; the tests only need hashes that check."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
