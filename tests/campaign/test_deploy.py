@@ -1,0 +1,64 @@
+"""Production settings: `check --deploy` is clean, and an unsafe setup refuses to start."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "zodiac.example.com",
+    "CSRF_TRUSTED_ORIGINS": "https://zodiac.example.com",
+}
+
+
+def test_check_deploy_is_clean_in_production_settings():
+    result = manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_settings_use_secure_cookies_and_hsts():
+    code = (
+        "from django.conf import settings as s; "
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0, "
+        "s.SECURE_SSL_REDIRECT, s.DEBUG)"
+    )
+    result = manage("shell", "--no-imports", "-c", code, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True", "True", "False"]
+
+
+def test_production_refuses_to_start_without_a_real_secret_key():
+    unset = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
+    result = manage("check", **unset)
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+    weak = manage("check", **{**PRODUCTION, "SECRET_KEY": "django-insecure-" + "x" * 60})
+    assert weak.returncode != 0
+    assert "SECRET_KEY" in weak.stderr
+
+
+def test_a_debug_value_that_is_not_yes_or_no_is_refused():
+    result = manage("check", DEBUG="maybe")
+    assert result.returncode != 0
+    assert "DEBUG" in result.stderr
