@@ -29,6 +29,11 @@ def test_the_login_page_is_in_spanish_by_default(client, db):
     assert "Content-Security-Policy" in response.headers
 
 
+def test_a_browser_asking_for_english_still_gets_spanish_until_the_switch(client, db):
+    html = client.get(reverse("login"), headers={"accept-language": "en-US,en;q=0.9"})
+    assert "Entrar" in html.content.decode()
+
+
 def test_the_dj_logs_in_and_sees_the_demo_campaign(client, demo):
     response = client.post(
         reverse("login"), {"username": "dj", "password": "zodiac-demo"}, follow=True
