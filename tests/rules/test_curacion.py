@@ -1,0 +1,131 @@
+"""R25-R26: who may heal and how often, and what Curación does to Heridas."""
+
+from tests.rules.helpers import (
+    DESCANSO,
+    error_of,
+    heal,
+    last_effects,
+    marks,
+    state_of,
+    suffer,
+    time,
+)
+
+# Fatiga grave and persistente marked: any further Fatiga becomes Heridas (R8).
+FATIGA_FULL = [suffer("fatiga", "persistente"), suffer("fatiga", "grave")]
+
+
+# --- R25 limits ---------------------------------------------------------------------------
+
+
+def test_r25_a_pj_cannot_heal_itself():
+    assert error_of(suffer("heridas", "grave"), heal(by_self=True)).code == "self_heal"
+
+
+def test_r25_a_pj_with_regeneracion_can_heal_itself():
+    state = state_of(suffer("heridas", "grave"), heal(by_self=True, regeneracion=True))
+    assert marks(state, "heridas") == ["leve"]
+
+
+def test_r25_regeneracion_alone_is_an_ordinary_curacion_by_another():
+    state = state_of(suffer("heridas", "grave"), heal(regeneracion=True))
+    assert marks(state, "heridas") == ["leve"]
+
+
+def test_r25_no_second_curacion_before_a_descanso_or_new_heridas():
+    err = error_of(suffer("heridas", "grave"), heal(), heal())
+    assert err.code == "heal_twice"
+    assert err.index == 2
+
+
+def test_r25_other_types_suffered_do_not_reset_the_limit():
+    events = [suffer("heridas", "grave"), heal(), suffer("fatiga", "leve"), time(hours=2), heal()]
+    assert error_of(*events).code == "heal_twice"
+
+
+def test_r25_self_healing_with_regeneracion_also_counts_for_the_limit():
+    events = [suffer("heridas", "grave"), heal(by_self=True, regeneracion=True), heal()]
+    assert error_of(*events).code == "heal_twice"
+
+
+def test_r25_a_descanso_resets_the_limit():
+    state = state_of(suffer("heridas", "grave"), heal(), DESCANSO, heal())
+    assert marks(state, "heridas") == []
+    assert marks(state, "fatiga") == ["leve"]
+
+
+def test_r25_new_suffered_heridas_reset_the_limit():
+    state = state_of(suffer("heridas", "grave"), heal(), suffer("heridas", "persistente"), heal())
+    assert marks(state, "heridas") == ["persistente"]
+    assert marks(state, "fatiga") == ["leve"]
+
+
+def test_r25_heridas_reached_through_a_cascade_reset_the_limit():
+    # Curación turns Heridas leve into Fatiga leve; Fatiga is full, so R8 brings Heridas leve
+    # back: that is suffered Heridas, and a new Curación is allowed.
+    events = [*FATIGA_FULL, suffer("heridas", "leve"), heal()]
+    state = state_of(*events)
+    assert marks(state, "heridas") == ["leve"]
+    state = state_of(*events, heal())
+    assert marks(state, "heridas") == ["leve"]
+    assert marks(state, "fatiga") == ["grave", "persistente"]
+
+
+# --- R26 effect ---------------------------------------------------------------------------
+
+
+def test_r26_curacion_turns_heridas_grave_into_leve():
+    state = state_of(suffer("heridas", "grave"), heal())
+    assert marks(state, "heridas") == ["leve"]
+    assert marks(state, "fatiga") == []
+
+
+def test_r26_grave_with_leve_already_marked_leaves_only_leve():
+    state = state_of(suffer("heridas", "leve"), suffer("heridas", "leve"), heal())
+    assert marks(state, "heridas") == ["leve"]
+
+
+def test_r26_grave_is_healed_before_leve_and_persistente_stays():
+    state = state_of(suffer("heridas", "persistente"), suffer("heridas", "persistente"), heal())
+    assert marks(state, "heridas") == ["leve", "persistente"]
+
+
+def test_r26_curacion_turns_heridas_leve_into_fatiga_leve():
+    state = state_of(suffer("heridas", "leve"), heal())
+    assert marks(state, "heridas") == []
+    assert marks(state, "fatiga") == ["leve"]
+
+
+def test_r26_leve_to_fatiga_effects_unmark_then_suffer():
+    effects = last_effects(suffer("heridas", "leve"), heal())
+    kinds = [(e["change"], e.get("type"), e.get("grade")) for e in effects]
+    assert ("unmark", "heridas", "leve") in kinds
+    assert ("suffer", "fatiga", "leve") in kinds
+    assert kinds.index(("unmark", "heridas", "leve")) < kinds.index(("suffer", "fatiga", "leve"))
+
+
+def test_r26_the_fatiga_leve_goes_through_r2():
+    state = state_of(suffer("fatiga", "leve"), suffer("heridas", "leve"), heal())
+    assert marks(state, "fatiga") == ["leve", "grave"]
+    assert marks(state, "heridas") == []
+
+
+def test_r26_the_fatiga_leve_goes_through_r8():
+    state = state_of(suffer("fatiga", "grave"), suffer("heridas", "leve"), heal())
+    assert marks(state, "fatiga") == ["grave", "persistente"]
+    assert marks(state, "shock") == ["leve"]
+    assert marks(state, "heridas") == []
+
+
+def test_r26_leve_with_persistente_heals_the_leve_only():
+    state = state_of(suffer("heridas", "persistente"), suffer("heridas", "leve"), heal())
+    assert marks(state, "heridas") == ["persistente"]
+    assert marks(state, "fatiga") == ["leve"]
+
+
+def test_r26_only_persistente_marked_is_an_error():
+    assert error_of(suffer("heridas", "persistente"), heal()).code == "heal_nothing"
+
+
+def test_r26_nothing_marked_is_an_error():
+    assert error_of(heal()).code == "heal_nothing"
