@@ -5,6 +5,7 @@ Each write locks the campaign row first: that serializes the campaign's writers,
 PostgreSQL alike.
 """
 
+import json
 import secrets
 from datetime import datetime
 
@@ -245,7 +246,13 @@ def event_record(
         raise ValidationError(_("That PJ belongs to another campaign."), code="wrong_campaign")
     if session is not None and session.campaign_id != campaign.pk:
         raise ValidationError(_("That session belongs to another campaign."), code="wrong_campaign")
+    try:
+        json.dumps(event, allow_nan=False)
+    except (TypeError, ValueError):
+        raise ValidationError(_("An event must be plain JSON."), code="invalid_event") from None
     key = (idempotency_key or "").strip()
+    if len(key) > StateEvent._meta.get_field("idempotency_key").max_length:
+        raise ValidationError(_("The idempotency key is too long."), code="invalid_key")
 
     with transaction.atomic():
         campaign = _lock(campaign)
@@ -343,13 +350,20 @@ def event_void(
             touched = list(campaign.characters.filter(joined_seq__lt=event.seq).order_by("pk"))
         options = campaign.rule_options()
         changed_events: dict[int, StateEvent] = {}
+        refusals = []
         for character in touched:
-            _refold_without(
-                character=character,
-                voided=event,
-                options=options,
-                changed_events=changed_events,
-            )
+            try:
+                _refold_without(
+                    character=character,
+                    voided=event,
+                    options=options,
+                    changed_events=changed_events,
+                )
+            except EventVoidRefused as refused:
+                refusals.append(refused)
+        if refusals:
+            # Leaving the atomic block by this exception rolls back every re-fold.
+            raise min(refusals, key=lambda refused: refused.blocking_event.seq)
         StateEvent.objects.bulk_update(changed_events.values(), ["effects"])
         event.void_at = timezone.now()
         event.void_by = actor

@@ -176,7 +176,10 @@ def test_it_refuses_a_pj_of_another_campaign(campaign):
     assert StateEvent.objects.filter(campaign=campaign).count() == 0
 
 
-@pytest.mark.parametrize("event", [None, [], {}, {"kind": 3}, "suffer"])
+@pytest.mark.parametrize(
+    "event",
+    [None, [], {}, {"kind": 3}, "suffer", {"kind": "time", "hours": float("nan")}],
+)
 def test_it_refuses_something_that_is_not_an_event(campaign, aiko, event):
     with pytest.raises(ValidationError):
         services.event_record(campaign=campaign, character=aiko, event=event)
@@ -242,3 +245,11 @@ def test_a_new_campaign_gets_the_spec_catalogue(db):
     assert names == set(rules.SPECIALS)
     assert all(campaign.catalogue.values_list("effect", flat=True))
     assert services.catalogue_seed(campaign=campaign) == 0
+
+
+def test_it_refuses_an_idempotency_key_too_long_to_store(campaign, aiko):
+    with pytest.raises(ValidationError):
+        services.event_record(
+            campaign=campaign, character=aiko, event=HERIDAS_LEVE, idempotency_key="k" * 101
+        )
+    assert StateEvent.objects.filter(character=aiko).count() == 1

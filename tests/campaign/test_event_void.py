@@ -107,3 +107,20 @@ def test_new_events_apply_on_top_of_the_corrected_state(campaign, aiko):
 
     assert character_state(character=aiko)["marks"]["heridas"] == ["leve"]
     assert campaign_replay_check(campaign=campaign) == (1, [])
+
+
+def test_a_refused_campaign_wide_void_names_the_earliest_event_it_would_break(
+    campaign, aiko, kenji
+):
+    sleep = services.event_record(campaign=campaign, event={"kind": "sleep"})
+    kenji_wakes = record(campaign, kenji, {"kind": "wake"})
+    record(campaign, aiko, {"kind": "wake"})
+
+    with pytest.raises(services.EventVoidRefused) as caught:
+        services.event_void(event=sleep)
+
+    assert caught.value.blocking_event.pk == kenji_wakes.pk
+    assert caught.value.character == kenji
+    sleep.refresh_from_db()
+    assert not sleep.is_void
+    assert campaign_replay_check(campaign=campaign) == (2, [])
