@@ -368,7 +368,7 @@ def _move_phase(c: Char, old: str, new: str, rule: str) -> None:
 
 # Timer kinds, in the order they fire when they fall at the same instant.
 _T_FATIGA_LEVE, _T_FATIGA_GRAVE, _T_EMOCION, _T_SHOCK_LEVE, _T_SHOCK_END = 0, 1, 2, 3, 4
-_T_WAKE, _T_INFECCION, _T_SIN_DESCANSO, _T_ESFUERZO = 5, 6, 7, 8
+_T_WAKE, _T_INFECCION, _T_SIN_DESCANSO, _T_DEFERRED, _T_ESFUERZO = 5, 6, 7, 8, 9
 
 
 def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None:
@@ -416,6 +416,8 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
         t = c.last_descanso + DAY * (c.days_without + 1)
         if t < best:
             best, kind = t, _T_SIN_DESCANSO
+        if c.deferred and not asleep and c.clock < best:
+            best, kind = c.clock, _T_DEFERRED  # a waking without Descanso applies them now
         if act == "esfuerzo":
             t = c.esfuerzo_since + MINUTE * (c.scores["FUE"] + c.esfuerzo_checks + 1)
             if t < best:
@@ -461,6 +463,8 @@ def _fire(c: Char, kind: int, dice: Dice) -> None:
             c.deferred += 1  # decided at the waking (R24 Decision)
         else:
             day_without_descanso(c)
+    elif kind == _T_DEFERRED:
+        apply_deferred(c)
     else:
         c.esfuerzo_checks += 1
         c.raise_check("esfuerzo_prolongado")
@@ -487,13 +491,19 @@ def wake(c: Char, forced: bool, dice: Dice) -> None:
     c.wake_at = None
     c.calm_since = c.clock  # sleep is Reposo but never calm
     c.emit("R23", "awake", forced=forced)
-    rested = slept >= DESCANSO_SLEEP and descanso(c)
-    deferred, c.deferred = c.deferred, 0
-    if not rested:
-        for _ in range(deferred):
-            day_without_descanso(c)
+    if slept >= DESCANSO_SLEEP:
+        descanso(c)  # drops the marks that fell during the sleep, unless the day had one
     if forced and slept < DESCANSO_SLEEP:
         suffer(c, "shock", "grave", "R23", dice)
+    # Marks still deferred now apply: at once after a `wake` event, or by the timer loop
+    # inside `advance`, so that checks due at this same instant keep rule-number order.
+
+
+def apply_deferred(c: Char) -> None:
+    """The R24 marks that fell during a sleep which made no Descanso."""
+    deferred, c.deferred = c.deferred, 0
+    for _ in range(deferred):
+        day_without_descanso(c)
 
 
 def descanso(c: Char) -> bool:

@@ -240,6 +240,7 @@ def on_wake(c: Char, ev: dict, index: int, dice: Dice) -> None:
     if not c.asleep:
         raise RuleError("not_asleep", index=index, field="kind")
     engine.wake(c, forced, dice)
+    engine.apply_deferred(c)
 
 
 def on_safe(c: Char, ev: dict, index: int, dice: Dice) -> None:

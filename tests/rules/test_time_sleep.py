@@ -422,14 +422,6 @@ def test_checks_deferred_to_a_wake_event_are_ordered_by_rule_at_that_instant():
     assert pending(state) == ["heridas_grave_infeccion", "sin_descanso"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ENGINE BUG: `sleep` with `hours` decides the deferred R24 mark before the R6 check "
-        "that falls at the same waking instant; SPEC section 9 lists same-instant checks in "
-        "rule order (R6, R13, R24, R27), as the engine does for sleep + time + wake"
-    ),
-)
 def test_checks_deferred_to_the_waking_of_a_timed_sleep_are_ordered_by_rule():
     events = [time(hours=2), suffer("heridas", "grave"), time(hours=20), sleep(4)]
     state = state_of(*events)
@@ -437,14 +429,6 @@ def test_checks_deferred_to_the_waking_of_a_timed_sleep_are_ordered_by_rule():
     assert pending(state) == ["heridas_grave_infeccion", "sin_descanso"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ENGINE BUG: the waking at the end of the R24 faint decides the deferred R24 mark "
-        "before the R6 check that falls at that same instant; SPEC section 9 lists "
-        "same-instant checks in rule order (R6, R13, R24, R27)"
-    ),
-)
 def test_checks_deferred_to_the_end_of_a_faint_are_ordered_by_rule():
     # Grave at 25 h: infection at 49 h. The faint runs 47 h -> 49 h; the second 24 h mark
     # (48 h) falls in it and is decided at the waking, 49 h, with no Descanso.
