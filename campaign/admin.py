@@ -5,6 +5,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 import rules
 from rules import RuleError
@@ -137,7 +138,7 @@ class StateEventAdmin(ReadOnlyAdmin):
     search_fields = ["character__name", "idempotency_key"]
     inlines = [EventSnapshotInline]
 
-    @admin.display(boolean=True, description="void")
+    @admin.display(boolean=True, description=_("void"))
     def is_void(self, obj: StateEvent) -> bool:
         return obj.is_void
 
