@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rules import engine
+from rules import clock, engine, recovery
 from rules.engine import Char, Dice
 from rules.errors import RuleError
 from rules.vocab import (
@@ -164,7 +164,7 @@ def on_heal(c: Char, ev: dict, index: int, dice: Dice) -> None:
         raise RuleError("heal_twice", index=index, field="kind")
     if not c.marks["heridas"] & (GRAVE | LEVE):
         raise RuleError("heal_nothing", index=index, field="kind")
-    engine.heal(c, dice)
+    recovery.heal(c, dice)
 
 
 def on_surgery(c: Char, ev: dict, index: int, dice: Dice) -> None:
@@ -178,7 +178,7 @@ def on_save(c: Char, ev: dict, index: int, dice: Dice) -> None:
     name, i = _check_name(ev, c, index)
     success = _bool(ev, "success", index, required=True)
     del c.pending[i]
-    engine.resolve_check(c, name, success, dice)
+    recovery.resolve_check(c, name, success, dice)
 
 
 def on_dismiss(c: Char, ev: dict, index: int, dice: Dice) -> None:
@@ -208,7 +208,7 @@ def on_time(c: Char, ev: dict, index: int, dice: Dice) -> None:
             activity = "activo"
         elif "FUE" not in c.scores:
             raise RuleError("esfuerzo_no_fue", index=index, field="activity")
-    engine.advance(c, c.clock + seconds, activity, calm, dice)
+    clock.advance(c, c.clock + seconds, activity, calm, dice)
 
 
 def on_turn_end(c: Char, ev: dict, index: int, dice: Dice) -> None:
@@ -230,32 +230,32 @@ def on_descanso(c: Char, ev: dict, index: int, dice: Dice) -> None:
 
 
 def _sleep(c: Char, hours: float | None, dice: Dice) -> None:
-    engine.fall_asleep(c, hours, "R23")
+    clock.fall_asleep(c, hours, "R23")
     if c.wake_at is not None:
-        engine.advance(c, c.wake_at, "reposo", False, dice)
+        clock.advance(c, c.wake_at, "reposo", False, dice)
 
 
 def on_wake(c: Char, ev: dict, index: int, dice: Dice) -> None:
     forced = _bool(ev, "forced", index)
     if not c.asleep:
         raise RuleError("not_asleep", index=index, field="kind")
-    engine.wake(c, forced, dice)
-    engine.apply_deferred(c)
+    clock.wake(c, forced, dice)
+    clock.apply_deferred(c)
 
 
 def on_safe(c: Char, ev: dict, index: int, dice: Dice) -> None:
-    engine.emotion_safe(c)
+    recovery.emotion_safe(c)
 
 
 def on_progress(c: Char, ev: dict, index: int, dice: Dice) -> None:
     if _choice(ev, "type", TYPES, index) != "afeccion":
         raise RuleError("progress_type", index=index, field="type")
-    phase = engine._phase(c)
+    phase = engine.afeccion_phase(c)
     if phase is None:
         raise RuleError("progress_none", index=index, field="type")
     if phase == "persistente":
         raise RuleError("progress_max", index=index, field="type")
-    engine._move_phase(c, phase, PHASE_ORDER[PHASE_ORDER.index(phase) + 1], "R18")
+    engine.move_phase(c, phase, PHASE_ORDER[PHASE_ORDER.index(phase) + 1], "R18")
 
 
 def on_recover(c: Char, ev: dict, index: int, dice: Dice) -> None:

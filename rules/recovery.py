@@ -1,0 +1,61 @@
+"""Ways back: check outcomes, Curación and leaving the cause of an Emoción grave."""
+
+from __future__ import annotations
+
+from rules.clock import fall_asleep
+from rules.engine import Char, Dice, mark_emotion, suffer
+from rules.vocab import CHECKS, GRAVE, HOUR, LEVE, VARIANT_DOWN
+
+
+def resolve_check(c: Char, name: str, success: bool, dice: Dice) -> None:
+    rule = CHECKS[name][2]
+    c.emit(rule, "check_passed" if success else "check_failed", check=name)
+    if name == "heridas_leve_descanso":
+        if success:
+            c.unmark("heridas", "leve", "R6")
+    elif name == "heridas_grave_infeccion":
+        if not success:
+            suffer(c, "afeccion", "leve", "R6", dice, {"source": "infeccion"})
+    elif name == "heridas_persistente_recuperacion":
+        if success:
+            c.unmark("heridas", "persistente", "R6")
+            c.mark("heridas", "leve", "R6")
+    elif name == "shock_grave_fin_turno":
+        if success:
+            c.unmark("shock", "grave", "R13")
+            c.unmark("shock", "leve", "R13")  # the new leve lasts its own round
+            c.mark("shock", "leve", "R13")
+    elif name == "sin_descanso":
+        if not success:
+            hours = dice.d(6)
+            if c.asleep:
+                c.wake_at = max(c.wake_at or c.clock, c.clock + hours * HOUR)
+                c.emit("R24", "asleep", hours=hours)
+            else:
+                fall_asleep(c, hours, "R24")
+    elif not success:  # esfuerzo_prolongado
+        suffer(c, "fatiga", "leve", "R27", dice)
+
+
+def heal(c: Char, dice: Dice) -> None:
+    """Curación (R26); the limits of R25 are checked by the caller."""
+    heridas = c.marks["heridas"]
+    c.healed = True
+    if heridas & GRAVE:
+        c.unmark("heridas", "grave", "R26")
+        c.mark("heridas", "leve", "R26")
+    else:
+        c.unmark("heridas", "leve", "R26")
+        suffer(c, "fatiga", "leve", "R26", dice)
+
+
+def emotion_safe(c: Char) -> None:
+    """R17: away from the cause of terror or ira, it steps down to miedo or euforia."""
+    grave = c.emotion["grave"]
+    if grave is None:
+        return
+    c.unmark("emocion", "grave", "R17")
+    down = VARIANT_DOWN[grave]
+    if c.marks["emocion"] & LEVE:
+        c.unmark("emocion", "leve", "R17")
+    mark_emotion(c, "leve", down, None, "R17")
