@@ -45,6 +45,14 @@ def character_states(*, campaign: Campaign) -> list[tuple[Character, dict]]:
     return [(c, rules.public_state(c.snapshot.state)) for c in characters]
 
 
+def campaign_clock(*, campaign: Campaign) -> int:
+    """The campaign's game time in seconds: the furthest any of its PJ has got."""
+    clocks = CharacterSnapshot.objects.filter(character__campaign=campaign).values_list(
+        "state__clock", flat=True
+    )
+    return max((c for c in clocks if isinstance(c, int)), default=0)
+
+
 def state_at(
     *,
     character: Character,

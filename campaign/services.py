@@ -30,7 +30,7 @@ from .models import (
     Membership,
     StateEvent,
 )
-from .selectors import character_log
+from .selectors import campaign_clock, character_log
 
 _UNSET = object()
 
@@ -152,10 +152,11 @@ def character_create(
     actor: AbstractBaseUser | None = None,
     recorded_at: datetime | None = None,
 ) -> Character:
-    """A new PJ: its snapshot starts at the initial state and its log with its scores."""
+    """A new PJ: its log starts at the campaign's game time, then records its scores."""
     scores = scores_validate(attributes if attributes is not None else {})
     with transaction.atomic():
         locked = _lock(campaign)
+        clock = campaign_clock(campaign=locked)
         character = Character(
             campaign=locked,
             name=name.strip(),
@@ -175,6 +176,15 @@ def character_create(
             and not Membership.objects.filter(campaign=locked, user=player).exists()
         ):
             membership_set(campaign=locked, user=player, role=Membership.Role.PLAYER)
+        if clock:
+            # A PJ who joins later lives on the party's clock (days, Descanso, R24 marks).
+            event_record(
+                campaign=locked,
+                character=character,
+                event={"kind": "start", "clock": clock},
+                actor=actor,
+                recorded_at=recorded_at,
+            )
         event_record(
             campaign=locked,
             character=character,

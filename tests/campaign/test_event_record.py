@@ -9,7 +9,7 @@ from django.utils import timezone
 import rules
 from campaign import services
 from campaign.models import Campaign, EventSnapshot, StateEvent
-from campaign.selectors import character_state
+from campaign.selectors import character_log, character_state
 from tests.factories import CampaignFactory, CharacterFactory
 
 HERIDAS_LEVE = {"kind": "suffer", "type": "heridas", "grade": "leve"}
@@ -145,7 +145,13 @@ def test_campaign_wide_events_before_a_pj_joined_do_not_touch_it(campaign, aiko)
     taro = CharacterFactory(campaign=campaign, name="Taro")
     services.event_record(campaign=campaign, event={"kind": "time", "hours": 1})
 
-    assert character_state(character=taro)["clock"] == 3600
+    # The first 3 h did not pass for Taro (he joined at their end, on the party's clock).
+    assert [e.event["kind"] for e in character_log(character=taro)] == [
+        "start",
+        "attributes",
+        "time",
+    ]
+    assert character_state(character=taro)["clock"] == 4 * 3600
     assert character_state(character=aiko)["clock"] == 4 * 3600
 
 
@@ -204,6 +210,22 @@ def test_creating_a_pj_records_its_scores_as_its_first_event(campaign, dj):
     assert first.event["scores"] == {"FUE": 2, "VOL": 4}
     assert first.actor == dj
     assert mei.attributes == {"FUE": 2, "VOL": 4}
+
+
+def test_a_pj_who_joins_later_starts_on_the_partys_game_clock(campaign, aiko):
+    services.event_record(campaign=campaign, character=None, event={"kind": "time", "hours": 30})
+
+    mei = services.character_create(campaign=campaign, name="Mei", attributes={"FUE": 2})
+
+    kinds = [e.event["kind"] for e in StateEvent.objects.filter(character=mei).order_by("seq")]
+    assert kinds == ["start", "attributes"]
+    assert character_state(character=mei)["clock"] == 30 * 3600
+    # It joins rested: its first day without Descanso ends 24 h after it joined.
+    services.event_record(campaign=campaign, character=None, event={"kind": "time", "hours": 23})
+    assert character_state(character=mei)["marks"]["fatiga"] == []
+    services.event_record(campaign=campaign, character=None, event={"kind": "time", "hours": 1})
+    assert character_state(character=mei)["marks"]["fatiga"] == ["persistente"]
+    assert character_state(character=mei)["clock"] == character_state(character=aiko)["clock"]
 
 
 def test_creating_a_pj_makes_its_player_a_member(campaign):

@@ -116,5 +116,5 @@ def test_the_pj_log_has_its_own_and_later_campaign_wide_events(campaign, aiko):
 
     kinds = [e.kind for e in selectors.character_log(character=taro)]
 
-    assert kinds == ["attributes", "time"]
+    assert kinds == ["start", "attributes", "time"]
     assert selectors.character_log(character=taro).last() == wide
