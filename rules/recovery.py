@@ -8,6 +8,7 @@ from rules.vocab import CHECKS, GRAVE, HOUR, LEVE, VARIANT_DOWN
 
 
 def resolve_check(c: Char, name: str, success: bool, dice: Dice) -> None:
+    """What passing or failing the check `name` brings (R6, R13, R24, R27)."""
     rule = CHECKS[name][2]
     c.emit(rule, "check_passed" if success else "check_failed", check=name)
     if name == "heridas_leve_descanso":

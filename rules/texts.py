@@ -560,6 +560,10 @@ _PHRASES: dict[str, tuple[str, str]] = {
         "Already had a Long rest today: no effect",
     ),
     "nothing": ("Sin más efecto", "No further effect"),
+    "surgery": (
+        "Cirugía con éxito: la TS de Heridas persistentes llega cada semana",
+        "Successful surgery: the Persistent Wounds save comes every week",
+    ),
 }
 
 
@@ -580,6 +584,13 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
         if effect.get("forced"):
             return "Woken by force" if en else "Despierta a la fuerza"
         return "Wakes up" if en else "Despierta"
+    if change == "scores":
+        scores = effect.get("scores")
+        listed = (
+            ", ".join(f"{k} {v}" for k, v in scores.items()) if isinstance(scores, dict) else ""
+        )
+        text = "Attribute scores" if en else "Puntuaciones"
+        return f"{text}: {listed}" if listed else text
     if change == "duration":
         # Shock persistente is what lasts a while: name it by its E.Esp, "Inconsciente".
         if type_ == "shock" and grade == "persistente":

@@ -307,3 +307,37 @@ def test_no_text_copies_six_words_from_the_rulebook():
     ]
     copied = {" ".join(run) for text in strings for run in _runs(_words(text)) if run in seed_runs}
     assert not copied, f"copied from the rulebook: {sorted(copied)}"
+
+
+def test_every_change_the_engine_emits_has_its_own_line():
+    # Replay logs that reach every kind of effect; none may fall back to the generic line.
+    from rules import replay_trail
+
+    logs = [
+        [
+            {"kind": "attributes", "scores": {"FUE": 3}},
+            {"kind": "suffer", "type": "heridas", "grade": "persistente"},
+            {"kind": "surgery"},
+            {"kind": "suffer", "type": "shock", "grade": "grave"},
+            {"kind": "suffer", "type": "shock", "grade": "leve", "roll": 2},
+            {"kind": "suffer", "type": "emocion", "grade": "leve", "variant": "miedo"},
+            {"kind": "suffer", "type": "emocion", "grade": "leve", "variant": "euforia"},
+            {"kind": "suffer", "type": "afeccion", "grade": "leve", "source": "fiebre"},
+            {"kind": "special", "name": "fiebre", "on": False},
+            {"kind": "time", "days": 1},
+            {"kind": "save", "check": "sin_descanso", "success": False, "roll": 6},
+            {"kind": "time", "hours": 6},
+            {"kind": "descanso"},
+            {"kind": "turn_end"},
+        ],
+    ]
+    seen = set()
+    for log in logs:
+        _, trail = replay_trail(log)
+        for effects in trail:
+            for effect in effects:
+                seen.add(effect["change"])
+                for lang in ("es", "en"):
+                    line = describe(effect, lang)
+                    assert not line.startswith(("Cambio:", "Change:")), (effect, line)
+    assert {"scores", "surgery", "duration", "variant", "affliction", "descanso"} <= seen
