@@ -117,31 +117,16 @@ class Char:
     _STORED = __slots__[:-2]
 
     def to_engine(self) -> dict:
-        d = {name: getattr(self, name) for name in self._STORED}
-        d["marks"] = dict(self.marks)
-        d["since"] = dict(self.since)
-        d["emotion"] = dict(self.emotion)
-        d["afflictions"] = list(self.afflictions)
-        d["specials"] = list(self.specials)
-        d["pending"] = [dict(p) for p in self.pending]
-        d["scores"] = dict(self.scores)
-        return d
+        return _copy_containers({name: getattr(self, name) for name in self._STORED})
 
     @classmethod
     def from_engine(cls, d: dict) -> Char:
         c = cls.__new__(cls)
         try:
-            for name in cls._STORED:
-                setattr(c, name, d[name])
-        except (KeyError, TypeError) as exc:
+            for name, value in _copy_containers({n: d[n] for n in cls._STORED}).items():
+                setattr(c, name, value)
+        except (KeyError, TypeError, ValueError) as exc:
             raise RuleError("bad_state") from exc
-        c.marks = dict(c.marks)
-        c.since = dict(c.since)
-        c.emotion = dict(c.emotion)
-        c.afflictions = list(c.afflictions)
-        c.specials = list(c.specials)
-        c.pending = [dict(p) for p in c.pending]
-        c.scores = dict(c.scores)
         c.opt = OPTION_DEFAULTS
         c.fx = None
         return c
@@ -216,6 +201,18 @@ class Char:
             else:
                 kept.append(p)
         self.pending = kept
+
+
+def _copy_containers(d: dict) -> dict:
+    """`d` with its mutable values copied, so a stored state and a live Char never share one."""
+    d["marks"] = dict(d["marks"])
+    d["since"] = dict(d["since"])
+    d["emotion"] = dict(d["emotion"])
+    d["afflictions"] = list(d["afflictions"])
+    d["specials"] = list(d["specials"])
+    d["pending"] = [dict(p) for p in d["pending"]]
+    d["scores"] = dict(d["scores"])
+    return d
 
 
 # -- suffering (sections 2 and 3) ------------------------------------------------------------

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from rules.engine import Char
-from rules.vocab import ACTIVE_ORDER, GRADES, GRAVE, LEVE, OBSTACULO, PERSISTENTE, TYPES
+from rules.vocab import ACTIVE_ORDER, BIT, GRADES, OBSTACULO, PERSISTENTE, TYPES
 
-_BITS = ((LEVE, "leve"), (GRAVE, "grave"), (PERSISTENTE, "persistente"))
-# Lists are shared between states (they are never mutated), one per bit pattern.
-_MARK_LISTS = [[g for bit, g in _BITS if bits & bit] for bits in range(8)]
+# The marked grades of every bit pattern, in grade order (copied on output).
+_MARK_LISTS = [[g for g in GRADES if bits & BIT[g]] for bits in range(8)]
 _ACTIVE = [next((g for g, bit in ACTIVE_ORDER if bits & bit), None) for bits in range(8)]
 _CAP = -3
 
@@ -100,4 +99,4 @@ def action_modifier(
     return max(_CAP, raw + sum(situational))
 
 
-__all__ = ["GRADES", "action_modifier", "emotion_modifiers", "modifiers", "public", "raw_modifier"]
+__all__ = ["action_modifier", "emotion_modifiers", "modifiers", "public", "raw_modifier"]

@@ -6,7 +6,6 @@ GRADES = ("leve", "grave", "persistente")
 # One bit per box, so that a type's marks fit in one small int.
 LEVE, GRAVE, PERSISTENTE = 1, 2, 4
 BIT = {"leve": LEVE, "grave": GRAVE, "persistente": PERSISTENTE}
-GRADE_OF_BIT = {LEVE: "leve", GRAVE: "grave", PERSISTENTE: "persistente"}
 # R1: the grade that applies is the most severe marked one, in this priority.
 ACTIVE_ORDER = (("grave", GRAVE), ("persistente", PERSISTENTE), ("leve", LEVE))
 # R18: the order in which the phases of an Afección follow each other.
