@@ -1,13 +1,17 @@
-"""The replay audit: fold each PJ's whole log again and compare with its snapshot.
+"""The replay audit: fold each PJ's whole log again, compare it with the projections, and
+(after a rules upgrade) rewrite the projections from the log.
 
 The one place besides event_void that reads a log end to end; never on a hot path.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
 
 import rules
 
-from .models import Campaign, Character
+from .models import Campaign, Character, CharacterSnapshot, EventSnapshot, StateEvent
 from .selectors import character_log
 
 
@@ -17,19 +21,34 @@ class Mismatch:
     detail: str
 
 
+def state_diff(before: dict, after: dict) -> list[str]:
+    """What differs between two public states, one "key: old → new" line per leaf."""
+    lines = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            for sub in sorted(old.keys() | new.keys()):
+                if old.get(sub) != new.get(sub):
+                    lines.append(f"{key}.{sub}: {old.get(sub)!r} → {new.get(sub)!r}")
+        else:
+            lines.append(f"{key}: {old!r} → {new!r}")
+    return lines
+
+
 def character_replay_check(*, character: Character) -> Mismatch | None:
     """None when a fresh replay of the PJ's non-void log equals its snapshot."""
-    events = [e.event for e in character_log(character=character)]
+    events = list(character_log(character=character))
     try:
-        replayed = rules.replay(events, character.campaign.rule_options())
+        replayed = rules.replay([e.event for e in events], character.campaign.rule_options())
     except rules.RuleError as err:
-        return Mismatch(character, f"the log no longer replays: {err}")
+        bad = events[err.index] if err.index is not None and err.index < len(events) else None
+        where = f"event #{bad.seq} ({bad.kind}): " if bad is not None else ""
+        return Mismatch(character, f"the log no longer replays: {where}{err.message('en')}")
     stored = rules.public_state(character.snapshot.state)
     if replayed != stored:
-        keys = sorted(
-            k for k in replayed.keys() | stored.keys() if replayed.get(k) != stored.get(k)
-        )
-        return Mismatch(character, f"snapshot differs from replay in: {', '.join(keys)}")
+        return Mismatch(character, "; ".join(state_diff(stored, replayed)))
     return None
 
 
@@ -48,3 +67,83 @@ def campaign_replay_check(*, campaign: Campaign | None = None) -> tuple[int, lis
         if mismatch is not None:
             mismatches.append(mismatch)
     return count, mismatches
+
+
+class RefoldRefused(ValueError):
+    """A campaign's log no longer replays under the current rules: nothing was rewritten."""
+
+    def __init__(self, *, event: StateEvent, character: Character, error: rules.RuleError):
+        self.event = event
+        self.character = character
+        self.error = error
+        super().__init__(
+            f"event #{event.seq} ({event.kind}, {character.name}) no longer replays: "
+            f"{error.message('en')}"
+        )
+
+
+@dataclass
+class Refold:
+    """What re-folding one campaign rewrote."""
+
+    campaign: Campaign
+    characters: int = 0
+    # PJ name -> the lines of its public state that changed
+    changed: dict[str, list[str]] = field(default_factory=dict)
+    event_states: int = 0  # per-event states rewritten
+    event_effects: int = 0  # events whose effects trail was rewritten
+
+
+def campaign_refold(*, campaign: Campaign) -> Refold:
+    """Re-fold every PJ of a campaign from its log and rewrite the projections to match.
+
+    One transaction: snapshots, per-event states and effects trails are all rewritten, or
+    (RefoldRefused, naming the first event that breaks) none is.
+    """
+    report = Refold(campaign=campaign)
+    with transaction.atomic():
+        # Lock the campaign row as every writer does, so no event lands mid-refold.
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        options = campaign.rule_options()
+        touched_events: dict[int, StateEvent] = {}
+        for character in campaign.characters.select_related("snapshot").order_by("pk"):
+            report.characters += 1
+            log = list(character_log(character=character))
+            saved = {
+                s.event_id: s
+                for s in EventSnapshot.objects.filter(character=character, event__in=log)
+            }
+            key = str(character.pk)
+            state = rules.initial_state()
+            rewritten = []
+            for event in log:
+                try:
+                    state, effects = rules.apply(state, event.event, options)
+                except rules.RuleError as err:
+                    raise RefoldRefused(event=event, character=character, error=err) from err
+                event = touched_events.get(event.pk, event)
+                if event.effects.get(key) != effects:
+                    event.effects = {**event.effects, key: effects}
+                    touched_events[event.pk] = event
+                snapshot = saved.get(event.pk)
+                if snapshot is None:
+                    snapshot = EventSnapshot(event=event, character=character, state=state)
+                    rewritten.append(snapshot)
+                elif snapshot.state != state:
+                    snapshot.state = state
+                    rewritten.append(snapshot)
+            EventSnapshot.objects.bulk_create([s for s in rewritten if s.pk is None])
+            EventSnapshot.objects.bulk_update([s for s in rewritten if s.pk is not None], ["state"])
+            report.event_states += len(rewritten)
+            before = rules.public_state(character.snapshot.state)
+            after = rules.public_state(state)
+            if before != after:
+                report.changed[character.name] = state_diff(before, after)
+            seq = log[-1].seq if log else character.snapshot.seq
+            if character.snapshot.state != state or character.snapshot.seq != seq:
+                CharacterSnapshot.objects.filter(character=character).update(
+                    state=state, seq=seq, updated_at=timezone.now()
+                )
+        StateEvent.objects.bulk_update(touched_events.values(), ["effects"])
+        report.event_effects = len(touched_events)
+    return report

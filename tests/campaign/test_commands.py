@@ -110,3 +110,114 @@ def test_replay_check_ignores_voided_events(campaign, aiko):
 def test_replay_check_refuses_an_unknown_campaign():
     with pytest.raises(CommandError):
         run("replay_check", "--campaign", "nope")
+
+
+def _load_demo_with_an_older_rule(monkeypatch) -> None:
+    """The demo as an engine would have stored it in which `safe` did nothing (R17)."""
+    from campaign import services
+
+    real_apply = services.rules.apply
+
+    def older_apply(state, event, options=None):
+        if event.get("kind") == "safe":
+            return state, []
+        return real_apply(state, event, options)
+
+    monkeypatch.setattr(services.rules, "apply", older_apply)
+    run("demo")
+    monkeypatch.setattr(services.rules, "apply", real_apply)
+
+
+@pytest.mark.django_db
+def test_replay_check_names_what_a_rules_upgrade_changes(monkeypatch):
+    _load_demo_with_an_older_rule(monkeypatch)
+
+    with pytest.raises(CommandError) as caught:
+        run("replay_check")
+
+    assert "1 of 4" in str(caught.value)
+    assert "--fix" in str(caught.value)
+
+
+@pytest.mark.django_db
+def test_replay_check_fix_rewrites_the_projections_after_a_rules_upgrade(monkeypatch):
+    import rules
+
+    _load_demo_with_an_older_rule(monkeypatch)
+    mei = Character.objects.get(name="Mei")
+    assert rules.public_state(mei.snapshot.state)["emotion"]["grave"] == "terror"
+
+    output = run("replay_check", "--fix")
+
+    assert "CHANGED demo/Mei" in output
+    assert "emotion.grave: 'terror' → None" in output
+    for other in ("Aiko", "Kenji", "Taro"):
+        assert f"demo/{other}" not in output
+    assert "4 PJ match" in run("replay_check")
+    mei.snapshot.refresh_from_db()
+    assert rules.public_state(mei.snapshot.state)["emotion"]["leve"] == "miedo"
+    # Every per-event state and effects trail now equals a fresh fold of the log.
+    from campaign.selectors import character_log
+
+    log = list(character_log(character=mei))
+    _, trail = rules.replay_trail([e.event for e in log], mei.campaign.rule_options())
+    for event, effects in zip(log, trail, strict=True):
+        event.refresh_from_db()
+        assert event.effects[str(mei.pk)] == effects
+    safe = next(e for e in log if e.kind == "safe")
+    after_safe = EventSnapshot.objects.get(event=safe, character=mei).state
+    assert rules.public_state(after_safe)["marks"]["emocion"] == ["leve"]
+
+
+@pytest.mark.django_db
+def test_replay_check_fix_twice_changes_nothing_the_second_time(monkeypatch):
+    _load_demo_with_an_older_rule(monkeypatch)
+    run("replay_check", "--fix")
+    before = table_contents()
+
+    output = run("replay_check", "--fix")
+
+    assert "0 changed, 0 event states and 0 effect trails rewritten" in output
+    assert table_contents() == before
+
+
+@pytest.mark.django_db
+def test_replay_check_fix_refuses_a_campaign_whose_log_no_longer_replays(
+    monkeypatch, campaign, aiko
+):
+    _load_demo_with_an_older_rule(monkeypatch)
+    # An event the current rules refuse (waking a PJ who is awake), as an old engine
+    # might have accepted it.
+    campaign.refresh_from_db()
+    bad = StateEvent.objects.create(
+        campaign=campaign,
+        character=aiko,
+        seq=campaign.last_seq + 1,
+        event={"kind": "wake", "seed": 1},
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(last_seq=bad.seq)
+    kiso_before = {
+        name: sorted(map(str, model.objects.filter(**{lookup: campaign}).values_list()))
+        for name, model, lookup in (
+            ("snapshots", CharacterSnapshot, "character__campaign"),
+            ("event_snapshots", EventSnapshot, "event__campaign"),
+            ("events", StateEvent, "campaign"),
+        )
+    }
+
+    out = StringIO()
+    with pytest.raises(CommandError) as caught:
+        call_command("replay_check", "--fix", stdout=out, stderr=out)
+
+    assert "1 of 2 campaigns refused" in str(caught.value)
+    assert f"REFUSED kiso: event #{bad.seq} (wake, Aiko)" in out.getvalue()
+    assert "CHANGED demo/Mei" in out.getvalue()  # the other campaign is still upgraded
+    kiso_after = {
+        name: sorted(map(str, model.objects.filter(**{lookup: campaign}).values_list()))
+        for name, model, lookup in (
+            ("snapshots", CharacterSnapshot, "character__campaign"),
+            ("event_snapshots", EventSnapshot, "event__campaign"),
+            ("events", StateEvent, "campaign"),
+        )
+    }
+    assert kiso_after == kiso_before
