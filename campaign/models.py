@@ -24,6 +24,9 @@ class Campaign(models.Model):
     # The seq of the campaign's latest event. Writers lock this row to take the next
     # number, which keeps seq gapless and unique under concurrent writers.
     last_seq = models.PositiveIntegerField(default=0, editable=False)
+    # The cursor of the campaign's latest CampaignChange: every write a page shows
+    # (event, void, PJ edit, session start or end) advances it under the same row lock.
+    change_cursor = models.PositiveBigIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
@@ -85,6 +88,10 @@ class Character(models.Model):
     notes = models.TextField(_("notes"), blank=True)
     # Campaign-wide events with a higher seq apply to this PJ; earlier ones predate it.
     joined_seq = models.PositiveIntegerField(default=0, editable=False)
+    # Archived PJ are hidden from the board; their log is kept and they can be restored.
+    archived_at = models.DateTimeField(_("archived at"), null=True, blank=True)
+    # Afección sources and E.Esp names the DJ keeps from the player (the DJ sees them).
+    secret_names = models.JSONField(_("secret names"), default=list, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -98,6 +105,10 @@ class Character(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
 
 class GameSession(models.Model):
@@ -265,3 +276,37 @@ class CatalogueEntry(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class CampaignChange(models.Model):
+    """One step of a campaign's change cursor: what a live page must re-fetch.
+
+    Append-only; a page that reconnects asks for every change after the last cursor it saw.
+    """
+
+    class Kind(models.TextChoices):
+        EVENT = "event", _("event")
+        VOID = "void", _("void")
+        CHARACTER = "character", _("character")
+        SESSION = "session", _("session")
+        CAMPAIGN = "campaign", _("campaign")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="changes")
+    cursor = models.PositiveBigIntegerField()
+    # The PJ whose card changed; None: every card (campaign-wide time, a session, options).
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["campaign", "cursor"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "cursor"], name="change_cursor_unique")
+        ]
+        verbose_name = _("change")
+        verbose_name_plural = _("changes")
+
+    def __str__(self) -> str:
+        return f"{self.campaign} @{self.cursor} {self.kind}"

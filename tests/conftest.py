@@ -32,6 +32,17 @@ def kenji(campaign):
     )
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """On SQLite the test database is a file, so a server process can open it too."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        path = tmp_path_factory.mktemp("db") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """PBKDF2 is slow on purpose; the tests only need hashes that check."""

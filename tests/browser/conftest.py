@@ -1,0 +1,165 @@
+"""Browser tests: Debian's chromium driven by Playwright against a real uvicorn server.
+
+The server is a subprocess on the test database (a file on SQLite, the test database on
+PostgreSQL); tests write their data with committed transactions (`transactional_db`) so
+the server sees it. Pages log in with a session made by the test, so no password hashing
+has to agree between the two processes.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+)
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+@pytest.fixture(autouse=True)
+def _orm_beside_playwright(monkeypatch):
+    # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests
+    # make there are plain blocking calls, so Django's async-safety guard does not apply.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def pytest_collection_modifyitems(config, items):
+    if CHROMIUM:
+        return
+    skip = pytest.mark.skip(
+        reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does)"
+    )
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_FLAGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "locale": "es-ES", "viewport": {"width": 1280, "height": 900}}
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL for the server process."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    user = quote(db.get("USER") or "")
+    password = quote(db.get("PASSWORD") or "")
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = db.get("HOST") or "localhost"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{auth}{host}{port}/{db['NAME']}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(
+    *, workers: int = 1, extra_env: dict | None = None
+) -> tuple[subprocess.Popen, str]:
+    """A uvicorn serving the app on the test database; returns (process, base URL)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DEBUG": "true",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        **(extra_env or {}),
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    command = [sys.executable, "-m", "uvicorn", "config.asgi:application"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"]
+    command += ["--log-level", "warning", "--workers", str(workers)]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/accounts/login/", timeout=2) as response:
+                if response.status == 200:
+                    return process, base
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"uvicorn did not start on {base}")
+        time.sleep(0.1)
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def server(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """The base URL of a uvicorn serving the app on the test database."""
+    process, base = start_server()
+    yield base
+    stop_server(process)
+
+
+@pytest.fixture
+def app_url(server, transactional_db) -> str:
+    return server
+
+
+def set_real_password(user, password: str) -> None:
+    """A password the server process can check (the tests' own hasher is MD5, for speed)."""
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+    user.password = PBKDF2PasswordHasher().encode(password, "browser-test-salt", iterations=1000)
+    user.save(update_fields=["password"])
+
+
+def log_in(context, app_url: str, user) -> None:
+    """Give a browser context the session of `user` (made through Django's test client)."""
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": app_url}]
+    )
+
+
+SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", "/tmp/zodiac-screenshots"))
+
+
+def screenshot(page, name: str) -> None:
+    """Save a full-page screenshot for a person to look at (never compared by tests)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
