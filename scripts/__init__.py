@@ -1,0 +1,1 @@
+"""Maintenance scripts, run by hand (`python scripts/NAME.py --help`)."""
