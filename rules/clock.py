@@ -28,7 +28,7 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
         if act == "esfuerzo":
             if c.esfuerzo_since is None:
                 c.esfuerzo_since = c.clock
-                c.esfuerzo_checks = 0
+                c.esfuerzo_minutes = 0
         else:
             c.esfuerzo_since = None
         best = target + 1
@@ -45,7 +45,7 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
                 t = max(since["fatiga.grave"], c.reposo_since) + HOUR
                 if t < best:
                     best, kind = t, _T_FATIGA_GRAVE
-            if calm and not asleep and marks["emocion"] & LEVE:
+            if (calm or asleep) and marks["emocion"] & LEVE:  # R23: sleep is calm Reposo
                 t = max(since["emocion.leve"], c.calm_since, c.reposo_since) + MINUTE
                 if t < best:
                     best, kind = t, _T_EMOCION
@@ -68,7 +68,9 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
         if c.deferred and not asleep and c.clock < best:
             best, kind = c.clock, _T_DEFERRED  # a waking without Descanso applies them now
         if act == "esfuerzo":
-            t = c.esfuerzo_since + MINUTE * (c.scores["FUE"] + c.esfuerzo_checks + 1)
+            # R27: the next whole minute of the streak not yet judged, and above the FUE in
+            # force now; minutes already passed were judged with the FUE of their time.
+            t = c.esfuerzo_since + MINUTE * (max(c.esfuerzo_minutes, c.scores["FUE"]) + 1)
             if t < best:
                 best, kind = t, _T_ESFUERZO
         if kind < 0:
@@ -79,13 +81,16 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
         if c.pending:
             c.prune_checks()
     c.clock = target
-    # Reposo and calm count from the end of the last time that was neither.
-    if c.asleep or activity == "reposo":
-        if c.asleep or not calm:
+    if c.esfuerzo_since is not None:  # every minute ending by now has been judged
+        c.esfuerzo_minutes = (target - c.esfuerzo_since) // MINUTE
+    # Reposo and calm count from the end of the last time that was neither; sleep is both
+    # (R23), so it resets neither count.
+    if not c.asleep:
+        if activity != "reposo":
+            c.reposo_since = target
             c.calm_since = target
-    else:
-        c.reposo_since = target
-        c.calm_since = target
+        elif not calm:
+            c.calm_since = target
 
 
 def _fire(c: Char, kind: int, dice: Dice) -> None:
@@ -115,34 +120,53 @@ def _fire(c: Char, kind: int, dice: Dice) -> None:
     elif kind == _T_DEFERRED:
         apply_deferred(c)
     else:
-        c.esfuerzo_checks += 1
+        c.esfuerzo_minutes = (c.clock - c.esfuerzo_since) // MINUTE
         c.raise_check("esfuerzo_prolongado")
 
 
 def day_without_descanso(c: Char) -> None:
     # R24: a state, not a blow: no R2, no R8.
     c.mark("fatiga", "persistente", "R24")
+    c.persistente_descansos = 0  # R6: a month (or week) of Descanso must be unbroken
     c.raise_check("sin_descanso")
 
 
-def fall_asleep(c: Char, hours: float | None, rule: str) -> None:
+def fall_asleep(
+    c: Char, hours: float | None, rule: str, *, faint: bool = False, descanso: bool = True
+) -> None:
     c.asleep = True
     c.sleep_start = c.clock
     c.wake_at = None if hours is None else c.clock + round(hours * HOUR)
-    c.emit(rule, "asleep", **({} if hours is None else {"hours": hours}))
+    c.faint = faint
+    c.sleep_descanso = descanso
+    extra: dict = {} if hours is None else {"hours": hours}
+    if not descanso:
+        extra["descanso"] = False
+    c.emit(rule, "asleep", **extra)
 
 
 def wake(c: Char, forced: bool, dice: Dice) -> None:
-    """End the sleep: 6 h or more make a Descanso; forced before that, Shock grave (R23)."""
+    """End the sleep, and with it the sleep's Shock persistente (R23, R13).
+
+    Every Shock box is unmarked; only R24's faint leaves the PJ derribado. 6 h or more of
+    sleep make a Descanso unless the sleep could not count as one (`descanso: false`).
+    Woken by force before 6 h: no Descanso, and from the faint, Shock grave too.
+    """
     slept = c.clock - c.sleep_start
+    faint = c.faint
     c.asleep = False
     c.sleep_start = None
     c.wake_at = None
-    c.calm_since = c.clock  # sleep is Reposo but never calm
+    c.faint = False
     c.emit("R23", "awake", forced=forced)
-    if slept >= DESCANSO_SLEEP:
+    for g in ("leve", "grave", "persistente"):
+        c.unmark("shock", g, "R23")
+    if faint:
+        c.special_on("derribado", "R24")
+    if slept >= DESCANSO_SLEEP and c.sleep_descanso:
         descanso(c)  # drops the marks that fell during the sleep, unless the day had one
-    if forced and slept < DESCANSO_SLEEP:
+    c.sleep_descanso = True
+    if forced and faint and slept < DESCANSO_SLEEP:
         suffer(c, "shock", "grave", "R23", dice)
     # Marks still deferred now apply: at once after a `wake` event, or by the timer loop
     # inside `advance`, so that checks due at this same instant keep rule-number order.

@@ -65,6 +65,8 @@ class Char:
         "asleep",
         "sleep_start",
         "wake_at",
+        "faint",
+        "sleep_descanso",
         "deferred",
         "shock_end",
         "last_descanso",
@@ -77,7 +79,7 @@ class Char:
         "reposo_since",
         "calm_since",
         "esfuerzo_since",
-        "esfuerzo_checks",
+        "esfuerzo_minutes",
         # not stored: the options and the effects of the event being applied
         "opt",
         "fx",
@@ -96,6 +98,8 @@ class Char:
         self.asleep = False
         self.sleep_start: int | None = None
         self.wake_at: int | None = None
+        self.faint = False  # the sleep is R24's faint (derribado on waking, R23 forced waking)
+        self.sleep_descanso = True  # False: `sleep` with `descanso: false` (R23)
         self.deferred = 0  # R24 marks that fell during sleep, decided at the waking
         self.shock_end: int | None = None
         self.last_descanso = 0
@@ -108,13 +112,15 @@ class Char:
         self.reposo_since = 0
         self.calm_since = 0
         self.esfuerzo_since: int | None = None
-        self.esfuerzo_checks = 0
+        self.esfuerzo_minutes = 0  # R27: whole minutes of the streak already judged
         self.opt = OPTION_DEFAULTS
         self.fx: list[Effect] | None = None
 
     # -- persistence -------------------------------------------------------------------------
 
     _STORED = __slots__[:-2]
+    # Keys added by rules v2: a state stored before them resumes with these values.
+    _ADDED = {"faint": False, "sleep_descanso": True, "esfuerzo_minutes": 0}
 
     def to_engine(self) -> dict:
         return _copy_containers({name: getattr(self, name) for name in self._STORED})
@@ -123,6 +129,8 @@ class Char:
     def from_engine(cls, d: dict) -> Char:
         c = cls.__new__(cls)
         try:
+            if "faint" not in d:
+                d = {**cls._ADDED, **d}
             for name, value in _copy_containers({n: d[n] for n in cls._STORED}).items():
                 setattr(c, name, value)
         except (KeyError, TypeError, ValueError) as exc:
@@ -239,8 +247,14 @@ def suffer(c: Char, t: str, g: str, rule: str, dice: Dice, ev: dict | None = Non
 def _suffer_heridas(c: Char, g: str, ev: dict) -> None:
     bits = c.marks["heridas"]
     if bits & GRAVE:
-        c.special_on("incapacitado", "R5")  # R3 + R5: and nothing more is marked
-        c.emit("R5", "nothing")
+        c.special_on("incapacitado", "R5")  # R3 + R5: and nothing more is marked ...
+        if g == "persistente" and not bits & PERSISTENTE:
+            # ... except the persistente box, which the wound marks even at grave (R5, R7).
+            c.mark("heridas", "persistente", "R5")
+            if ev.get("especifico"):
+                c.special_on(ev["especifico"], "R7")
+        else:
+            c.emit("R5", "nothing")
         return
     if g != "grave" and bits & BIT[g]:
         c.mark("heridas", "grave", "R2")
@@ -271,16 +285,24 @@ def _suffer_shock(c: Char, g: str, dice: Dice, ev: dict) -> None:
     bits = c.shock_bits()
     if bits & GRAVE:
         if not bits & PERSISTENTE:
-            _knock_out(c, dice.d(6) * MINUTE, "R11")  # by accumulation, whatever the grade
+            if g == "persistente":
+                _knock_out(c, _direct_duration(ev, dice), "R11")  # as suffered directly
+            else:
+                _knock_out(c, dice.d(6) * MINUTE, "R11")  # by accumulation
         else:
             suffer(c, "fatiga", g, "R11", dice)
     elif g != "grave" and bits & BIT[g]:
         c.mark("shock", "grave", "R2")
     elif g == "persistente":
-        minutes = ev.get("duration_minutes")
-        _knock_out(c, minutes * MINUTE if minutes else dice.d(3) * HOUR, "base")
+        _knock_out(c, _direct_duration(ev, dice), "base")
     else:
         c.mark("shock", g, "base")
+
+
+def _direct_duration(ev: dict, dice: Dice) -> int:
+    """R13: Shock persistente suffered directly lasts the event's minutes, or 1d3 hours."""
+    minutes = ev.get("duration_minutes")
+    return minutes * MINUTE if minutes else dice.d(3) * HOUR
 
 
 def _knock_out(c: Char, seconds: int, rule: str) -> None:

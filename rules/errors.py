@@ -77,8 +77,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "A PJ cannot heal itself without the power 'regeneracion'.",
     ),
     "heal_twice": (
-        "Este PJ ya recibió Curación: necesita un Descanso o nuevas Heridas antes de otra.",
-        "This PJ was already healed: it needs a Descanso or new Heridas before another.",
+        "Este PJ ya fue tratado (Curación o cirugía, con éxito o no): necesita un Descanso o "
+        "nuevas Heridas antes de otro tratamiento.",
+        "This PJ was already treated (healing or surgery, successful or not): it needs a "
+        "Descanso or new Heridas before another treatment.",
     ),
     "heal_nothing": (
         "No hay Heridas leves ni graves que curar.",
@@ -147,6 +149,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "esfuerzo_no_fue": (
         "El esfuerzo prolongado necesita la puntuación de FUE del PJ.",
         "Prolonged effort needs the PJ's FUE score.",
+    ),
+    "esfuerzo_long": (
+        "Con la regla de esfuerzo prolongado, ese tiempo se anota en rondas o minutos: las "
+        "horas o días de trabajo duro son cosa del DJ.",
+        "With the prolonged effort rule on, effort time is logged in rounds or minutes: hours "
+        "or days of hard work are the GM's call.",
     ),
     "bad_option": (
         "Opción de campaña no válida: «{field}».",

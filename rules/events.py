@@ -41,12 +41,14 @@ def _choice(ev: dict, field: str, allowed: tuple[str, ...], index: int) -> str:
     return value
 
 
-def _bool(ev: dict, field: str, index: int, *, required: bool = False) -> bool:
+def _bool(
+    ev: dict, field: str, index: int, *, required: bool = False, default: bool = False
+) -> bool:
     value = ev.get(field)
     if value is None:
         if required:
             raise RuleError("missing_field", index=index, field=field)
-        return False
+        return default
     if type(value) is not bool:
         raise RuleError("bad_bool", index=index, field=field)
     return value
@@ -155,23 +157,30 @@ def on_suffer(c: Char, ev: dict, index: int, dice: Dice) -> None:
     engine.suffer(c, t, g, "base", dice, blow)
 
 
-def on_heal(c: Char, ev: dict, index: int, dice: Dice) -> None:
+def _curacion(c: Char, ev: dict, index: int) -> bool:
+    """R25's limits, shared by `heal` and `surgery`; returns the event's `success`."""
     by_self = _bool(ev, "by_self", index)
     regeneracion = _bool(ev, "regeneracion", index)
+    success = _bool(ev, "success", index, default=True)
     if by_self and not regeneracion:
         raise RuleError("self_heal", index=index, field="by_self")
     if c.healed:
         raise RuleError("heal_twice", index=index, field="kind")
+    return success
+
+
+def on_heal(c: Char, ev: dict, index: int, dice: Dice) -> None:
+    success = _curacion(c, ev, index)
     if not c.marks["heridas"] & (GRAVE | LEVE):
         raise RuleError("heal_nothing", index=index, field="kind")
-    recovery.heal(c, dice)
+    recovery.heal(c, success, dice)
 
 
 def on_surgery(c: Char, ev: dict, index: int, dice: Dice) -> None:
+    success = _curacion(c, ev, index)
     if not c.marks["heridas"] & PERSISTENTE:
         raise RuleError("surgery_nothing", index=index, field="kind")
-    c.surgery = True
-    c.emit("R6", "surgery")
+    recovery.surgery(c, success)
 
 
 def on_save(c: Char, ev: dict, index: int, dice: Dice) -> None:
@@ -206,6 +215,8 @@ def on_time(c: Char, ev: dict, index: int, dice: Dice) -> None:
     if activity == "esfuerzo":
         if not c.opt["esfuerzo_prolongado"]:
             activity = "activo"
+        elif unit in ("hours", "days"):
+            raise RuleError("esfuerzo_long", index=index, field=unit)
         elif "FUE" not in c.scores:
             raise RuleError("esfuerzo_no_fue", index=index, field="activity")
     clock.advance(c, c.clock + seconds, activity, calm, dice)
@@ -220,19 +231,20 @@ def on_sleep(c: Char, ev: dict, index: int, dice: Dice) -> None:
     if c.asleep:
         raise RuleError("asleep_already", index=index, field="kind")
     hours = _positive(ev, "hours", index) if ev.get("hours") is not None else None
-    _sleep(c, hours, dice)
+    descanso = _bool(ev, "descanso", index, default=True)
+    _sleep(c, hours, descanso, dice)
 
 
 def on_descanso(c: Char, ev: dict, index: int, dice: Dice) -> None:
     if c.asleep:
         raise RuleError("asleep_already", index=index, field="kind")
-    _sleep(c, DESCANSO_HOURS, dice)
+    _sleep(c, DESCANSO_HOURS, True, dice)
 
 
-def _sleep(c: Char, hours: float | None, dice: Dice) -> None:
-    clock.fall_asleep(c, hours, "R23")
+def _sleep(c: Char, hours: float | None, descanso: bool, dice: Dice) -> None:
+    clock.fall_asleep(c, hours, "R23", descanso=descanso)
     if c.wake_at is not None:
-        clock.advance(c, c.wake_at, "reposo", False, dice)
+        clock.advance(c, c.wake_at, "reposo", True, dice)  # R23: sleep is calm Reposo
 
 
 def on_wake(c: Char, ev: dict, index: int, dice: Dice) -> None:

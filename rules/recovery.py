@@ -29,25 +29,39 @@ def resolve_check(c: Char, name: str, success: bool, dice: Dice) -> None:
     elif name == "sin_descanso":
         if not success:
             hours = dice.d(6)
-            if c.asleep:
+            if c.asleep:  # the sleep turns into the faint, and lasts at least its hours
                 c.wake_at = max(c.wake_at or c.clock, c.clock + hours * HOUR)
+                c.faint = True
                 c.emit("R24", "asleep", hours=hours)
             else:
-                fall_asleep(c, hours, "R24")
+                fall_asleep(c, hours, "R24", faint=True)
     elif not success:  # esfuerzo_prolongado
         suffer(c, "fatiga", "leve", "R27", dice)
 
 
-def heal(c: Char, dice: Dice) -> None:
+def heal(c: Char, success: bool, dice: Dice) -> None:
     """Curación (R26); the limits of R25 are checked by the caller."""
-    heridas = c.marks["heridas"]
-    c.healed = True
-    if heridas & GRAVE:
+    if not success:
+        c.emit("R25", "heal_failed")  # a failed Medicina spends the treatment, nothing else
+    elif c.marks["heridas"] & GRAVE:
         c.unmark("heridas", "grave", "R26")
         c.mark("heridas", "leve", "R26")
     else:
         c.unmark("heridas", "leve", "R26")
         suffer(c, "fatiga", "leve", "R26", dice)
+    # R25: spent, even when its own cascade (Fatiga -> R8) brought Heridas back.
+    c.healed = True
+
+
+def surgery(c: Char, success: bool) -> None:
+    """Medicina "cirugía" on Heridas persistente (R6); R25's limits are checked by the caller."""
+    if success:
+        c.surgery = True  # R6: a check per week of Descanso while the box stays marked
+        c.persistente_descansos = 0  # ... counted from now
+        c.emit("R6", "surgery")
+    else:
+        c.emit("R25", "surgery_failed")
+    c.healed = True
 
 
 def emotion_safe(c: Char) -> None:

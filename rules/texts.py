@@ -70,9 +70,9 @@ def _card_text(es_effect: str, es_ends: str, en_effect: str, en_ends: str) -> di
 # Emoción leve has the same effect whichever variant it is; only the title differs.
 _EMO_LEVE = _card_text(
     "Facilidad +1 en FUE o VOL para huir o luchar; Obstáculo -1 al resto.",
-    "Tras 1 minuto de Reposo en calma, lejos de toda tensión.",
+    "Tras 1 minuto de Reposo en calma (dormir cuenta), lejos de toda tensión.",
     "Bonus +1 on FUE or VOL to flee or fight; Obstacle -1 on the rest.",
-    "After 1 minute of calm Rest, away from any stress.",
+    "After 1 minute of calm Rest (sleep counts), away from any stress.",
 )
 _EMO_TERROR = _card_text(
     "Facilidad +1 en FUE o VOL para huir de la causa; Obstáculo -3 al resto.",
@@ -497,16 +497,17 @@ RULES: dict[str, dict[str, str]] = {
         "Long rest: food and 6-8 h of sleep; one per game day.",
     ),
     "R23": _rule(
-        "Dormir cuenta como Shock persistente; despertar a la fuerza da Shock grave.",
-        "Sleep counts as Persistent Shock; a forced waking gives Serious Shock.",
+        "Dormir cuenta como Shock persistente; despertar lo borra; a la fuerza, sin Descanso.",
+        "Sleep counts as Persistent Shock, cleared on waking; woken by force, no Long rest.",
     ),
     "R24": _rule(
-        "Cada día sin Descanso: Fatiga persistente, y TS VOL o cae rendido.",
-        "Each day without a Long rest: Persistent Fatigue, and save VOL or collapse.",
+        "Cada día sin Descanso: Fatiga persistente, y TS VOL o cae rendido (luego, derribado).",
+        "Each day without a Long rest: Persistent Fatigue, and save VOL or collapse "
+        "(then knocked down).",
     ),
     "R25": _rule(
-        "Curación: nunca a uno mismo ni dos veces sin Descanso o Herida nueva.",
-        "Healing: never on oneself, nor twice without a Long rest or a new wound.",
+        "Curación o cirugía: nunca a uno mismo ni dos veces sin Descanso o Herida nueva.",
+        "Healing or surgery: never on oneself, nor twice without a Long rest or a new wound.",
     ),
     "R26": _rule(
         "Curación baja Heridas grave a leve, o leve a Fatiga leve.",
@@ -564,6 +565,14 @@ _PHRASES: dict[str, tuple[str, str]] = {
         "Cirugía con éxito: la TS de Heridas persistentes llega cada semana",
         "Successful surgery: the Persistent Wounds save comes every week",
     ),
+    "heal_failed": (
+        "Curación fallida: sin cambios, pero el tratamiento queda gastado",
+        "Healing failed: nothing changes, but the treatment is used up",
+    ),
+    "surgery_failed": (
+        "Cirugía fallida: sin cambios, pero el tratamiento queda gastado",
+        "Surgery failed: nothing changes, but the treatment is used up",
+    ),
 }
 
 
@@ -579,7 +588,11 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
     if change == "asleep":
         hours = effect.get("hours")
         text = "Falls asleep" if en else "Se duerme"
-        return f"{text} ({hours} h)" if hours not in (None, "") else text
+        if hours not in (None, ""):
+            text = f"{text} ({hours} h)"
+        if effect.get("descanso") is False:
+            text += ", not a Long rest" if en else ", sin contar como Descanso"
+        return text
     if change == "awake":
         if effect.get("forced"):
             return "Woken by force" if en else "Despierta a la fuerza"

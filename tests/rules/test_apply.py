@@ -82,6 +82,29 @@ def test_a_broken_stored_state_is_refused_cleanly():
     assert info.value.code == "bad_state"
 
 
+def test_a_state_stored_before_rules_v2_still_resumes():
+    # v1 states lack the keys v2 added (faint, sleep_descanso, esfuerzo_minutes) and carry
+    # one it dropped; they resume as an ordinary sleep, a Descanso-able one, no streak.
+    log = [{"kind": "suffer", "type": "fatiga", "grade": "persistente"}, {"kind": "sleep"}]
+    stored = initial_state()
+    for event in log:
+        stored, _ = apply(stored, event)
+    old = copy.deepcopy(stored)
+    for key in ("faint", "sleep_descanso", "esfuerzo_minutes"):
+        del old["engine"][key]
+    old["engine"]["esfuerzo_checks"] = 0
+    follow = [{"kind": "time", "hours": 7}, {"kind": "wake", "forced": True}]
+    for event in follow:
+        old, _ = apply(old, event)
+    assert public_state(old) == replay(log + follow)
+    assert old["marks"]["fatiga"] == [] and old["marks"]["shock"] == []
+    broken = copy.deepcopy(stored)
+    del broken["engine"]["healed"]
+    with pytest.raises(RuleError) as info:
+        apply(broken, {"kind": "turn_end"})
+    assert info.value.code == "bad_state"
+
+
 @pytest.mark.parametrize(
     "options", [{"round_seconds": 0}, {"round_seconds": "6"}, {"especificos": "yes"}]
 )

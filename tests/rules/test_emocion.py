@@ -5,6 +5,7 @@ import pytest
 from tests.rules.helpers import (
     DESCANSO,
     SAFE,
+    has_step,
     kind,
     last_effects,
     marks,
@@ -232,11 +233,22 @@ def test_r17_calm_counts_from_the_marking():
     assert marks(state_of(*base, time("reposo", calm=True, minutes=1)), "emocion") == []
 
 
-def test_r17_sleep_is_reposo_but_not_calm():
-    state = state_of(miedo(), kind("sleep", hours=2))
-    assert marks(state, "emocion") == ["leve"]
-    state = state_of(miedo(), DESCANSO)
-    assert marks(state, "emocion") == ["leve"]
+def test_r17_sleep_is_calm_reposo_emocion_leve_ends_after_a_minute_of_sleep():
+    assert marks(state_of(miedo(), DESCANSO), "emocion") == []
+    assert marks(state_of(miedo(), kind("sleep", hours=2)), "emocion") == []
+    base = [euforia(), kind("sleep")]
+    assert marks(state_of(*base, time(rounds=9)), "emocion") == ["leve"]
+    state = state_of(*base, time(rounds=10))
+    assert marks(state, "emocion") == []
+    assert state["asleep"] is True
+    assert has_step(("R17", "unmark", "emocion", "leve"), last_effects(*base, time(rounds=10)))
+
+
+def test_r17_calm_minutes_of_sleep_and_calm_reposo_after_it_add_up():
+    events = [miedo(), kind("sleep"), time(rounds=5), kind("wake")]
+    assert marks(state_of(*events, time("reposo", calm=True, rounds=5)), "emocion") == []
+    assert marks(state_of(*events, time("reposo", rounds=5)), "emocion") == ["leve"]
+    assert marks(state_of(*events, time(rounds=5)), "emocion") == ["leve"]
 
 
 def test_r17_safe_ends_terror_and_leaves_miedo():

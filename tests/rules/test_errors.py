@@ -132,6 +132,37 @@ def test_error_surgery_without_heridas_persistente():
     assert_error([suffer("heridas", "grave"), SURGERY], "surgery_nothing")
 
 
+def test_error_r25_self_surgery_without_regeneracion():
+    err = assert_error(
+        [suffer("heridas", "persistente"), kind("surgery", by_self=True)], "self_heal"
+    )
+    assert err.field == "by_self"
+
+
+def test_error_r25_surgery_after_a_treatment_before_descanso_or_new_heridas():
+    persistente = suffer("heridas", "persistente")
+    assert_error([persistente, SURGERY, SURGERY], "heal_twice")
+    assert_error([persistente, kind("surgery", success=False), SURGERY], "heal_twice")
+    assert_error([persistente, suffer("heridas", "leve"), heal(), SURGERY], "heal_twice")
+    assert_error([persistente, suffer("heridas", "leve"), SURGERY, heal()], "heal_twice")
+
+
+def test_error_r25_heal_after_a_failed_heal():
+    assert_error([suffer("heridas", "grave"), heal(success=False), heal()], "heal_twice")
+
+
+@pytest.mark.parametrize("value", ["no", "true", 0, 1])
+@pytest.mark.parametrize("kind_", ["heal", "surgery"])
+def test_error_r25_success_must_be_a_bool(kind_, value):
+    events = [
+        suffer("heridas", "persistente"),
+        suffer("heridas", "leve"),
+        kind(kind_, success=value),
+    ]
+    err = assert_error(events, "bad_bool")
+    assert err.field == "success"
+
+
 # --- checks -------------------------------------------------------------------------------
 
 
@@ -182,6 +213,12 @@ def test_error_descanso_while_asleep():
 def test_error_sleep_during_the_faint_of_r24():
     events = [time(days=1), save("sin_descanso", False, roll=4), kind("sleep", hours=8)]
     assert_error(events, "asleep_already")
+
+
+@pytest.mark.parametrize("value", ["false", 0, []])
+def test_error_r23_sleep_descanso_must_be_a_bool(value):
+    err = assert_error([kind("sleep", hours=8, descanso=value)], "bad_bool")
+    assert err.field == "descanso"
 
 
 def test_error_wake_while_awake():
@@ -253,15 +290,30 @@ def test_error_dice_missing_for_the_faint_of_a_failed_sin_descanso():
     assert_error([time(days=1), save("sin_descanso", False)], "dice_missing")
 
 
-def test_error_dice_missing_for_a_forced_wake_that_reaches_r11():
-    events = [suffer("shock", "grave"), SLEEP, time(hours=1), kind("wake", forced=True)]
-    assert_error(events, "dice_missing")
+def test_error_dice_missing_for_shock_persistente_suffered_at_grave():
+    # R11 as suffered directly: the 1d3 hours need a die (no duration_minutes given).
+    assert_error([suffer("shock", "grave"), suffer("shock", "persistente")], "dice_missing")
 
 
 def test_error_esfuerzo_time_with_the_option_on_and_no_fue_score():
     assert_error([time("esfuerzo", minutes=1)], "esfuerzo_no_fue", esfuerzo_prolongado=True)
     events = [attributes(VOL=3), time("esfuerzo", minutes=1)]
     assert_error(events, "esfuerzo_no_fue", esfuerzo_prolongado=True)
+
+
+@pytest.mark.parametrize("unit", ["hours", "days"])
+def test_error_r27_esfuerzo_given_in_hours_or_days_with_the_option_on(unit):
+    events = [attributes(FUE=3), time("esfuerzo", **{unit: 1})]
+    err = assert_error(events, "esfuerzo_long", esfuerzo_prolongado=True)
+    assert err.field == unit
+    assert replay(events)["clock"] > 0  # without the option it is plain activo time
+    # Even without a FUE score, the unit is what is wrong.
+    assert_error([time("esfuerzo", **{unit: 2})], "esfuerzo_long", esfuerzo_prolongado=True)
+
+
+def test_r27_esfuerzo_in_rounds_or_minutes_is_fine_with_the_option_on():
+    events = [attributes(FUE=3), time("esfuerzo", rounds=3), time("esfuerzo", minutes=1.5)]
+    assert replay(events, {"esfuerzo_prolongado": True})["clock"] == 18 + 90
 
 
 def test_error_time_without_a_unit():

@@ -318,3 +318,50 @@ def test_r10_a_box_that_stays_marked_through_r2_keeps_its_marking_time():
         time("reposo", rounds=5),
     )
     assert marks(state, "fatiga") == ["grave"]
+
+
+# --- R27 with a changing FUE (rules v2) ---------------------------------------------------
+
+
+def test_r27_each_minute_is_judged_with_the_fue_in_force_at_that_minute():
+    base = [attributes(FUE=4), time("esfuerzo", minutes=5)]
+    assert pending(state_of(*base, **ESFUERZO)) == ["esfuerzo_prolongado"]
+    state = state_of(*base, attributes(FUE=5), time("esfuerzo", minutes=9), **ESFUERZO)
+    assert pending(state) == ["esfuerzo_prolongado"] * 10
+
+
+def test_r27_minutes_already_passed_are_never_judged_again():
+    # Three free minutes at FUE 5; at FUE 1 only the minutes still to come are judged.
+    base = [attributes(FUE=5), time("esfuerzo", minutes=3), attributes(FUE=1)]
+    assert pending(state_of(*base, time("esfuerzo", rounds=1), **ESFUERZO)) == []
+    state = state_of(*base, time("esfuerzo", minutes=1), **ESFUERZO)
+    assert pending(state) == ["esfuerzo_prolongado"]
+    state = state_of(*base, time("esfuerzo", minutes=2), **ESFUERZO)
+    assert pending(state) == ["esfuerzo_prolongado"] * 2
+
+
+def test_r27_a_new_fue_mid_minute_counts_for_that_minute():
+    # FUE 1: the second minute would raise a check at 120 s; FUE 2 from 90 s spares it.
+    base = [attributes(FUE=1), time("esfuerzo", rounds=15), attributes(FUE=2)]
+    assert pending(state_of(*base, time("esfuerzo", rounds=5), **ESFUERZO)) == []
+    state = state_of(*base, time("esfuerzo", rounds=15), **ESFUERZO)
+    assert pending(state) == ["esfuerzo_prolongado"]
+
+
+def test_r27_a_lower_fue_mid_streak_does_not_reach_back():
+    base = [attributes(FUE=3), time("esfuerzo", minutes=2), attributes(FUE=0)]
+    state = state_of(*base, time("esfuerzo", minutes=1), **ESFUERZO)
+    assert pending(state) == ["esfuerzo_prolongado"]
+    assert state["clock"] == 180
+
+
+def test_r27_a_new_streak_after_a_pause_uses_the_fue_of_its_own_minutes():
+    state = state_of(
+        attributes(FUE=1),
+        time("esfuerzo", minutes=3),
+        time("reposo", minutes=1),
+        attributes(FUE=2),
+        time("esfuerzo", minutes=3),
+        **ESFUERZO,
+    )
+    assert pending(state) == ["esfuerzo_prolongado"] * 3

@@ -43,12 +43,58 @@ def test_r4_penalty_follows_the_active_grade_persistente_over_leve():
 # --- R5 incapacitado ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("grade", ["leve", "grave", "persistente"])
+@pytest.mark.parametrize("grade", ["leve", "grave"])
 def test_r5_any_heridas_on_grave_gives_incapacitado_and_marks_nothing_more(grade):
     state = state_of(suffer("heridas", "grave"), suffer("heridas", grade))
     assert marks(state, "heridas") == ["grave"]
     assert "incapacitado" in state["specials"]
     assert state["can_act"] is False
+
+
+def test_r5_persistente_on_grave_gives_incapacitado_and_marks_persistente_too():
+    events = [suffer("heridas", "grave"), suffer("heridas", "persistente")]
+    state = state_of(*events)
+    assert marks(state, "heridas") == ["grave", "persistente"]
+    assert state["active"]["heridas"] == "grave"
+    assert "incapacitado" in state["specials"]
+    effects = last_effects(*events)
+    assert has_step(("R5", "special_on", "incapacitado"), effects)
+    assert has_step(("R5", "mark", "heridas", "persistente"), effects)
+    assert "nothing" not in [e["change"] for e in effects]
+
+
+def test_r5_persistente_on_grave_and_persistente_marks_nothing_more():
+    events = [
+        suffer("heridas", "persistente"),
+        suffer("heridas", "leve"),
+        suffer("heridas", "grave"),
+        suffer("heridas", "persistente"),
+    ]
+    state = state_of(*events)
+    assert marks(state, "heridas") == ["leve", "grave", "persistente"]
+    assert has_step(("R5", "nothing"), last_effects(*events))
+
+
+def test_r5_persistente_marked_at_grave_starts_its_own_r6_count():
+    base = [suffer("heridas", "grave"), suffer("heridas", "persistente"), heal()]
+    state = state_of(*base, *days_of_descanso(29))
+    assert "heridas_persistente_recuperacion" not in pending(state)
+    state = state_of(*base, *days_of_descanso(30))
+    assert "heridas_persistente_recuperacion" in pending(state)
+
+
+def test_r5_persistente_reaching_grave_through_r8_is_marked_too():
+    # Fatiga full: a Fatiga persistente becomes Heridas persistente (R8), on Heridas grave.
+    state = state_of(
+        suffer("heridas", "grave"),
+        suffer("fatiga", "persistente"),
+        suffer("fatiga", "grave"),
+        suffer("fatiga", "persistente"),
+        especificos=True,
+    )
+    assert marks(state, "heridas") == ["grave", "persistente"]
+    assert "incapacitado" in state["specials"]
+    assert not set(ESPECIFICOS) & set(state["specials"])
 
 
 def test_r5_grave_on_an_empty_heridas_track_gives_no_incapacitado():
@@ -267,14 +313,49 @@ def test_r6_persistente_after_surgery_needs_7_descansos():
     assert pending(state) == ["heridas_persistente_recuperacion"]
 
 
-def test_r6_surgery_does_not_restart_the_count_since_marking():
-    state = state_of(
-        suffer("heridas", "persistente"), *days_of_descanso(5), SURGERY, *days_of_descanso(1)
-    )
+def test_r6_a_successful_surgery_restarts_the_persistente_count():
+    # 5 Descansos before the surgery no longer count towards its week.
+    base = [suffer("heridas", "persistente"), *days_of_descanso(5), SURGERY]
+    state = state_of(*base, *days_of_descanso(6))
     assert "heridas_persistente_recuperacion" not in pending(state)
-    state = state_of(
-        suffer("heridas", "persistente"), *days_of_descanso(5), SURGERY, *days_of_descanso(2)
-    )
+    state = state_of(*base, *days_of_descanso(7))
+    assert pending(state) == ["heridas_persistente_recuperacion"]
+
+
+def test_r6_a_failed_surgery_neither_restarts_the_count_nor_switches_to_weeks():
+    failed = {"kind": "surgery", "success": False}
+    base = [suffer("heridas", "persistente"), *days_of_descanso(5), failed]
+    state = state_of(*base, *days_of_descanso(7))
+    assert "heridas_persistente_recuperacion" not in pending(state)
+    state = state_of(*base, *days_of_descanso(24))
+    assert "heridas_persistente_recuperacion" not in pending(state)
+    state = state_of(*base, *days_of_descanso(25))
+    assert pending(state) == ["heridas_persistente_recuperacion"]
+
+
+def test_r6_a_day_without_descanso_restarts_the_persistente_count():
+    base = [suffer("heridas", "persistente"), *days_of_descanso(20), time(hours=24)]
+    state = state_of(*base)
+    assert pending(state) == ["sin_descanso"]
+    state = state_of(*base, *days_of_descanso(29))
+    assert "heridas_persistente_recuperacion" not in pending(state)
+    state = state_of(*base, *days_of_descanso(30))
+    assert pending(state) == ["heridas_persistente_recuperacion"]
+
+
+def test_r6_a_day_without_descanso_restarts_the_week_after_surgery_too():
+    base = [suffer("heridas", "persistente"), SURGERY, *days_of_descanso(5), time(hours=24)]
+    assert "heridas_persistente_recuperacion" not in pending(state_of(*base, *days_of_descanso(6)))
+    assert "heridas_persistente_recuperacion" in pending(state_of(*base, *days_of_descanso(7)))
+
+
+def test_r6_a_24_h_mark_dropped_by_the_wakings_descanso_does_not_restart_the_count():
+    # The 24 h mark falls in the sleep (20 h -> 28 h after the last Descanso) whose own
+    # waking is a Descanso: no day went without one, the month goes on.
+    base = [suffer("heridas", "persistente"), *days_of_descanso(20), time(hours=20), DESCANSO]
+    state = state_of(*base, *days_of_descanso(8))
+    assert "heridas_persistente_recuperacion" not in pending(state)
+    state = state_of(*base, *days_of_descanso(9))
     assert pending(state) == ["heridas_persistente_recuperacion"]
 
 
@@ -363,15 +444,26 @@ def test_r7_especifico_is_ignored_when_r2_turns_the_blow_into_grave():
     assert "incapacitado" in state["specials"]
 
 
-def test_r7_especifico_is_ignored_when_r5_turns_the_blow_into_incapacitado():
-    state = state_of(
+def test_r7_especifico_is_gained_when_r5_marks_persistente_on_grave():
+    events = [
         suffer("heridas", "grave"),
         suffer("heridas", "persistente", especifico="sordera"),
+    ]
+    state = state_of(*events, especificos=True)
+    assert marks(state, "heridas") == ["grave", "persistente"]
+    assert {"sordera", "incapacitado"} <= set(state["specials"])
+    assert has_step(("R7", "special_on", "sordera"), last_effects(*events, especificos=True))
+
+
+def test_r7_especifico_is_ignored_on_grave_when_persistente_is_already_marked():
+    state = state_of(
+        suffer("heridas", "persistente", especifico="lesion"),
+        suffer("heridas", "grave"),
+        suffer("heridas", "persistente", especifico="ceguera"),
         especificos=True,
     )
-    assert marks(state, "heridas") == ["grave"]
-    assert "sordera" not in state["specials"]
-    assert "incapacitado" in state["specials"]
+    assert "lesion" in state["specials"]
+    assert "ceguera" not in state["specials"]
 
 
 def test_r7_cascade_heridas_persistente_needs_no_especifico_and_gains_none():

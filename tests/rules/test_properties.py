@@ -68,7 +68,11 @@ events = st.one_of(
     ),  # fmt: skip
     st.builds(lambda c: {"kind": "dismiss", "check": c}, st.sampled_from(CHECKS)),
     st.builds(
-        lambda s, r: {"kind": "heal", "by_self": s, "regeneracion": r}, st.booleans(), st.booleans()
+        lambda k, s, r, ok: {"kind": k, "by_self": s, "regeneracion": r, "success": ok},
+        st.sampled_from(("heal", "surgery")),
+        st.booleans(),
+        st.booleans(),
+        st.booleans(),
     ),  # fmt: skip
     st.sampled_from(
         [
@@ -76,6 +80,8 @@ events = st.one_of(
             {"kind": "turn_end"},
             {"kind": "sleep"},
             {"kind": "sleep", "hours": 7},
+            {"kind": "sleep", "hours": 7, "descanso": False},
+            {"kind": "sleep", "descanso": False},
             {"kind": "wake"},
             {"kind": "wake", "forced": True},
             {"kind": "descanso"},

@@ -6,6 +6,7 @@ import pytest
 
 from tests.rules.helpers import (
     TURN_END,
+    error_of,
     has_step,
     in_order,
     last_effects,
@@ -26,7 +27,7 @@ GRAVE_AND_PERSISTENTE = [suffer("shock", "grave"), suffer("shock", "leve", roll=
 # --- R11 overflow -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("grade", ["leve", "grave", "persistente"])
+@pytest.mark.parametrize("grade", ["leve", "grave"])
 def test_r11_shock_on_grave_marks_persistente_by_accumulation(grade):
     state = state_of(suffer("shock", "grave"), suffer("shock", grade, roll=4))
     assert marks(state, "shock") == ["grave", "persistente"]
@@ -44,13 +45,45 @@ def test_r11_accumulation_lasts_1d6_minutes_then_every_shock_box_goes_with_derri
     assert "inconsciente" not in state["specials"]
 
 
-def test_r11_persistente_is_by_accumulation_whatever_grade_even_with_duration_minutes():
-    events = [suffer("shock", "grave"), suffer("shock", "persistente", roll=2, duration_minutes=60)]
+@pytest.mark.parametrize("grade", ["leve", "grave"])
+def test_r11_leve_or_grave_on_grave_last_1d6_minutes_even_with_duration_minutes(grade):
+    events = [suffer("shock", "grave"), suffer("shock", grade, roll=2, duration_minutes=60)]
     state = state_of(*events, time(minutes=1))
     assert marks(state, "shock") == ["grave", "persistente"]
     state = state_of(*events, time(minutes=2))
     assert marks(state, "shock") == []
     assert "derribado" in state["specials"]
+
+
+def test_r11_shock_persistente_suffered_at_grave_lasts_as_suffered_directly_1d3_hours():
+    events = [suffer("shock", "grave"), suffer("shock", "persistente", roll=2)]
+    state = state_of(*events)
+    assert marks(state, "shock") == ["grave", "persistente"]
+    assert "inconsciente" in state["specials"]
+    assert marks(state_of(*events, time(minutes=119)), "shock") == ["grave", "persistente"]
+    state = state_of(*events, time(minutes=120))
+    assert marks(state, "shock") == []
+    assert "derribado" in state["specials"]
+    effects = last_effects(*events)
+    assert has_step(("R11", "mark", "shock", "persistente"), effects)
+    assert [e["minutes"] for e in effects if e["change"] == "duration"] == [120]
+
+
+def test_r11_shock_persistente_suffered_at_grave_takes_the_events_duration_minutes():
+    events = [suffer("shock", "grave"), suffer("shock", "persistente", duration_minutes=45)]
+    assert marks(state_of(*events, time(minutes=44)), "shock") == ["grave", "persistente"]
+    assert marks(state_of(*events, time(minutes=45)), "shock") == []
+
+
+def test_r11_shock_persistente_suffered_at_grave_rolls_a_d3_not_a_d6():
+    err = error_of(suffer("shock", "grave"), suffer("shock", "persistente", roll=4))
+    assert err.code == "roll_range"
+    seed = 2024
+    hours = random.Random(seed).randint(1, 3)
+    events = [suffer("shock", "grave"), suffer("shock", "persistente", seed=seed)]
+    state = state_of(*events, time(minutes=hours * 60 - 1))
+    assert marks(state, "shock") == ["grave", "persistente"]
+    assert marks(state_of(*events, time(minutes=hours * 60)), "shock") == []
 
 
 def test_r11_accumulation_die_comes_from_the_seed_without_roll():

@@ -288,6 +288,13 @@ def test_every_change_the_engine_emits_has_its_own_line():
             {"kind": "descanso"},
             {"kind": "turn_end"},
         ],
+        [
+            {"kind": "suffer", "type": "heridas", "grade": "persistente"},
+            {"kind": "surgery", "success": False},
+            {"kind": "sleep", "hours": 8, "descanso": False},
+            {"kind": "suffer", "type": "heridas", "grade": "leve"},
+            {"kind": "heal", "success": False},
+        ],
     ]
     seen = set()
     for log in logs:
@@ -299,3 +306,11 @@ def test_every_change_the_engine_emits_has_its_own_line():
                     line = describe(effect, lang)
                     assert not line.startswith(("Cambio:", "Change:")), (effect, line)
     assert {"scores", "surgery", "duration", "variant", "affliction", "descanso"} <= seen
+    assert {"heal_failed", "surgery_failed"} <= seen
+
+
+def test_describe_says_when_a_sleep_cannot_be_a_descanso():
+    effect = {"rule": "R23", "change": "asleep", "hours": 8, "descanso": False}
+    assert describe(effect) == "Se duerme (8 h), sin contar como Descanso"
+    assert describe(effect, "en") == "Falls asleep (8 h), not a Long rest"
+    assert describe({**effect, "descanso": True}, "en") == "Falls asleep (8 h)"

@@ -8,11 +8,14 @@ from tests.rules.helpers import (
     DAY,
     DESCANSO,
     HOUR,
+    TURN_END,
     attributes,
     changes,
     days_of_descanso,
     error_of,
+    has_step,
     heal,
+    in_order,
     kind,
     last_effects,
     marks,
@@ -177,13 +180,16 @@ def test_r23_sleep_with_hours_counts_as_descanso_from_6_hours():
     assert marks(state_of(suffer("fatiga", "persistente"), sleep(6)), "fatiga") == []
 
 
-def test_r23_forced_wake_before_6_hours_no_descanso_and_shock_grave():
-    state = state_of(suffer("fatiga", "persistente"), SLEEP, time(hours=3), FORCED)
+def test_r23_forced_waking_from_ordinary_sleep_costs_only_the_descanso():
+    events = [suffer("heridas", "leve"), suffer("fatiga", "persistente"), SLEEP, time(hours=3)]
+    state = state_of(*events, FORCED)
     assert state["asleep"] is False
-    assert marks(state, "shock") == ["grave"]
+    assert marks(state, "shock") == []
     assert marks(state, "fatiga") == ["persistente"]
-    assert "dormido" not in state["specials"]
-    assert state["can_act"] is False
+    assert pending(state) == []
+    assert not {"dormido", "derribado", "desprevenido"} & set(state["specials"])
+    assert state["can_act"] is True
+    assert "suffer" not in changes(last_effects(*events, FORCED))
 
 
 def test_r23_forced_wake_after_6_hours_is_a_descanso_without_shock():
@@ -192,16 +198,31 @@ def test_r23_forced_wake_after_6_hours_is_a_descanso_without_shock():
     assert marks(state, "shock") == []
 
 
-def test_r23_forced_wake_ends_the_sleep_first_then_shock_grave_goes_through_r11():
-    # Shock grave before sleeping; the forced waking ends the sleep's persistente first, so
-    # the new grave finds grave marked and persistente not: R11 marks persistente (1d6 min).
-    events = [suffer("shock", "grave"), SLEEP, time(hours=1), {**FORCED, "roll": 4}]
+def test_r23_forced_waking_from_the_faint_unmarks_every_shock_box_then_shock_grave():
+    # Shock grave before the faint: the waking ends the sleep's Shock persistente and every
+    # Shock box with it, derribado; only then the Shock grave, which finds nothing marked
+    # (no R11, no die needed).
+    events = [
+        time(days=1),
+        suffer("shock", "grave"),
+        save("sin_descanso", False, roll=3),
+        time(hours=1),
+        FORCED,
+    ]
     state = state_of(*events)
-    assert marks(state, "shock") == ["grave", "persistente"]
-    assert marks(state, "fatiga") == []
-    state = state_of(*events, time(minutes=4))
-    assert marks(state, "shock") == []
+    assert marks(state, "shock") == ["grave"]
+    assert marks(state, "fatiga") == ["persistente"]
     assert "derribado" in state["specials"]
+    assert in_order(
+        [
+            ("R23", "awake"),
+            ("R23", "unmark", "shock", "grave"),
+            ("R24", "special_on", "derribado"),
+            ("R23", "suffer", "shock", "grave"),
+            ("base", "mark", "shock", "grave"),
+        ],
+        last_effects(*events),
+    )
 
 
 def test_r23_sleeps_shock_persistente_counts_for_r2():
@@ -215,11 +236,16 @@ def test_r23_sleeps_shock_persistente_counts_for_r11():
     assert marks(state, "fatiga") == ["leve"]
 
 
-def test_r23_waking_ends_the_sleeps_shock_only_other_boxes_stay():
+def test_r23_waking_unmarks_every_shock_box_without_derribado():
+    # Waking is the end of the sleep's Shock persistente (R13): every Shock box goes with it.
     state = state_of(SLEEP, suffer("shock", "grave"), time(hours=1), WAKE)
-    assert marks(state, "shock") == ["grave"]
-    assert "derribado" not in state["specials"]
-    assert "dormido" not in state["specials"]
+    assert marks(state, "shock") == []
+    assert state["pending"] == []
+    assert state["can_act"] is True
+    assert not {"derribado", "dormido", "desprevenido"} & set(state["specials"])
+    state = state_of(suffer("shock", "grave"), TURN_END, SLEEP, time(hours=1), WAKE)
+    assert marks(state, "shock") == []
+    assert pending(state) == []  # the turn check went with the grave
 
 
 def test_r23_descanso_effects_fall_asleep_and_give_a_descanso():
@@ -388,11 +414,11 @@ def test_r24_count_goes_on_from_the_last_descanso_after_a_short_faint():
     assert pending(state) == ["sin_descanso"]
 
 
-def test_r24_mark_during_sleep_applied_at_a_forced_waking_with_shock_grave():
+def test_r24_mark_during_sleep_applied_at_a_forced_waking_of_ordinary_sleep():
     state = state_of(time(hours=22), SLEEP, time(hours=3), FORCED)
     assert marks(state, "fatiga") == ["persistente"]
     assert pending(state) == ["sin_descanso"]
-    assert marks(state, "shock") == ["grave"]
+    assert marks(state, "shock") == []
 
 
 def test_r24_effects_name_r24():
@@ -487,3 +513,76 @@ def test_r23_sleeps_shock_persistente_counts_for_r11_fatiga_of_the_same_grade():
     state = state_of(SLEEP, suffer("shock", "grave"), suffer("shock", "persistente"))
     assert marks(state, "fatiga") == ["persistente"]
     assert marks(state, "shock") == ["grave", "persistente"]
+
+
+# --- rules v2: waking, the faint, and sleep without Descanso ------------------------------
+
+
+def test_r24_waking_from_the_faint_gives_derribado_ordinary_sleep_does_not():
+    faint = [time(days=1), save("sin_descanso", False, roll=2), time(hours=2)]
+    state = state_of(*faint)
+    assert state["asleep"] is False
+    assert "derribado" in state["specials"]
+    assert has_step(("R24", "special_on", "derribado"), last_effects(*faint))
+    for ordinary in ([sleep(2)], [SLEEP, time(hours=2), WAKE], [DESCANSO]):
+        state = state_of(*ordinary)
+        assert state["asleep"] is False
+        assert "derribado" not in state["specials"], ordinary
+
+
+def test_r24_forced_waking_from_the_faint_after_a_natural_one_is_not_a_faint_again():
+    # The faint is over at its waking: a later ordinary sleep cut short gives no Shock grave.
+    events = [time(days=1), save("sin_descanso", False, roll=1), time(hours=1)]
+    state = state_of(*events, SLEEP, time(hours=1), FORCED)
+    assert marks(state, "shock") == []
+    assert state["can_act"] is True
+
+
+def test_r24_a_failed_check_while_asleep_turns_the_sleep_into_the_faint():
+    # The day's check was left open; failed while asleep, the sleep becomes the faint.
+    events = [time(days=1), SLEEP, save("sin_descanso", False, roll=3), time(hours=1)]
+    state = state_of(*events, FORCED)
+    assert marks(state, "shock") == ["grave"]
+    assert "derribado" in state["specials"]
+    state = state_of(*events, time(hours=2))
+    assert state["asleep"] is False
+    assert "derribado" in state["specials"]
+
+
+def test_r23_sleep_with_descanso_false_applies_no_descanso_at_its_waking():
+    base = [suffer("heridas", "grave"), heal(), suffer("fatiga", "persistente")]
+    state = state_of(*base, {"kind": "sleep", "hours": 8, "descanso": False})
+    assert state["clock"] == 8 * HOUR
+    assert state["asleep"] is False
+    assert marks(state, "fatiga") == ["persistente"]
+    assert pending(state) == []  # no R6 check: that needs a Descanso
+    assert "descanso" not in changes(
+        last_effects(*base, {"kind": "sleep", "hours": 8, "descanso": False})
+    )
+    # The Curación limit stays spent, and the day without Descanso still counts from 0 h.
+    events = [*base, {"kind": "sleep", "descanso": False}, time(hours=9), WAKE]
+    assert error_of(*events, heal()).code == "heal_twice"
+    state = state_of(*events, time(hours=15))
+    assert pending(state) == ["sin_descanso"]
+
+
+def test_r23_sleep_with_descanso_false_applies_the_r24_marks_that_fell_in_it():
+    state = state_of(time(hours=20), {"kind": "sleep", "hours": 8, "descanso": False})
+    assert marks(state, "fatiga") == ["persistente"]
+    assert pending(state) == ["sin_descanso"]
+    state = state_of(time(hours=20), {"kind": "sleep", "hours": 8, "descanso": True})
+    assert marks(state, "fatiga") == []
+    assert pending(state) == []
+
+
+def test_r23_descanso_false_is_for_that_sleep_only():
+    events = [suffer("fatiga", "persistente"), {"kind": "sleep", "hours": 7, "descanso": False}]
+    assert marks(state_of(*events), "fatiga") == ["persistente"]
+    state = state_of(*events, time(hours=17), sleep(7))
+    assert marks(state, "fatiga") == []
+
+
+def test_r23_sleep_effect_says_when_it_cannot_be_a_descanso():
+    effects = last_effects({"kind": "sleep", "descanso": False})
+    assert [(e["change"], e.get("descanso")) for e in effects] == [("asleep", False)]
+    assert "descanso" not in last_effects(SLEEP)[0]
