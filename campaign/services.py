@@ -293,7 +293,7 @@ def event_record(
         stored["seed"] = _fresh_seed()
         if character is not None:
             targets = [Character.objects.select_related("snapshot").get(pk=character.pk)]
-            if stored["kind"] == "heal":
+            if stored["kind"] in ("heal", "surgery"):  # both are Curación (R25)
                 stored["regeneracion"] = "regeneracion" in targets[0].powers
         else:
             targets = list(campaign.characters.select_related("snapshot").order_by("pk"))

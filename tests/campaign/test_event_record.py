@@ -175,6 +175,28 @@ def test_a_heal_takes_regeneracion_from_the_pj_powers(campaign, aiko, kenji):
     assert character_state(character=aiko)["marks"]["heridas"] == ["leve"]
 
 
+def test_a_surgery_takes_regeneracion_from_the_pj_powers_too(campaign, aiko, kenji):
+    # R25: surgery is a Curación, so the same power decides whether a PJ may do it alone.
+    persistente = {"kind": "suffer", "type": "heridas", "grade": "persistente"}
+    for pj in (aiko, kenji):
+        services.event_record(campaign=campaign, character=pj, event=persistente)
+
+    record = services.event_record(
+        campaign=campaign, character=kenji, event={"kind": "surgery", "by_self": True}
+    )
+    assert record.event["regeneracion"] is True
+    assert record.effects[str(kenji.pk)][-1]["change"] == "surgery"
+
+    with pytest.raises(rules.RuleError) as info:
+        services.event_record(
+            campaign=campaign,
+            character=aiko,
+            event={"kind": "surgery", "by_self": True, "regeneracion": True},
+        )
+    assert info.value.code == "self_heal"
+    assert [e.kind for e in character_log(character=aiko)][-1] == "suffer"
+
+
 def test_it_refuses_a_pj_of_another_campaign(campaign):
     stranger = CharacterFactory()
     with pytest.raises(ValidationError):
