@@ -114,18 +114,18 @@ def test_replay_check_refuses_an_unknown_campaign():
 
 def _load_demo_with_an_older_rule(monkeypatch) -> None:
     """The demo as an engine would have stored it in which `safe` did nothing (R17)."""
-    from campaign import services
+    import rules
 
-    real_apply = services.rules.apply
+    real_apply = rules.apply
 
     def older_apply(state, event, options=None):
         if event.get("kind") == "safe":
             return state, []
         return real_apply(state, event, options)
 
-    monkeypatch.setattr(services.rules, "apply", older_apply)
+    monkeypatch.setattr(rules, "apply", older_apply)
     run("demo")
-    monkeypatch.setattr(services.rules, "apply", real_apply)
+    monkeypatch.setattr(rules, "apply", real_apply)
 
 
 @pytest.mark.django_db

@@ -1,9 +1,4 @@
-"""Writes. Every change to a campaign's log and its projections goes through here.
-
-Each write locks the campaign row first: that serializes the campaign's writers, so
-`seq` stays gapless and unique and the snapshots never miss an event, on SQLite and
-PostgreSQL alike.
-"""
+"""The log: append an event, void one. The rules decide; the projections follow."""
 
 import json
 import secrets
@@ -13,26 +8,22 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone, translation
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 import rules
 from rules import RuleError
 
-from .catalogue import catalogue_entries
-from .models import (
+from ..models import (
     Campaign,
-    CatalogueEntry,
+    CampaignChange,
     Character,
     CharacterSnapshot,
     EventSnapshot,
     GameSession,
-    Membership,
     StateEvent,
 )
-from .selectors import campaign_clock, character_log
-
-_UNSET = object()
+from ..selectors import character_log
+from .changes import change_record, lock
 
 
 class EventVoidRefused(ValueError):
@@ -69,168 +60,8 @@ class EventVoidRefused(ValueError):
         }
 
 
-def _lock(campaign: Campaign) -> Campaign:
-    """The campaign row, locked until the transaction ends (call inside atomic)."""
-    return Campaign.objects.select_for_update().get(pk=campaign.pk)
-
-
 def _fresh_seed() -> int:
     return secrets.randbelow(2**31)
-
-
-def scores_validate(attributes: object) -> dict[str, int]:
-    """Attribute scores as the log stores them, e.g. {"FUE": 4}; ValidationError if not."""
-    if not isinstance(attributes, dict) or not all(
-        isinstance(k, str) and k and type(v) is int and v >= 0 for k, v in attributes.items()
-    ):
-        raise ValidationError(
-            _("Attribute scores must map abbreviations to whole numbers, e.g. FUE: 4."),
-            code="invalid_attributes",
-        )
-    return {k.strip().upper(): v for k, v in attributes.items()}
-
-
-def powers_validate(powers: object) -> list[str]:
-    """A sorted list of power names without blanks or repeats; ValidationError if not."""
-    if not isinstance(powers, list) or not all(isinstance(p, str) for p in powers):
-        raise ValidationError(_("Powers must be a list of names."), code="invalid_powers")
-    return sorted({p.strip() for p in powers if p.strip()})
-
-
-def campaign_create(
-    *,
-    name: str,
-    slug: str = "",
-    dj: AbstractBaseUser | None = None,
-    especificos: bool = False,
-    esfuerzo_prolongado: bool = False,
-    round_seconds: int = 6,
-) -> Campaign:
-    """A new campaign with its catalogue seeded and, if given, its DJ."""
-    campaign = Campaign(
-        name=name,
-        slug=slug or slugify(name),
-        especificos=especificos,
-        esfuerzo_prolongado=esfuerzo_prolongado,
-        round_seconds=round_seconds,
-    )
-    campaign.full_clean()
-    with transaction.atomic():
-        campaign.save()
-        catalogue_seed(campaign=campaign)
-        if dj is not None:
-            membership_set(campaign=campaign, user=dj, role=Membership.Role.DJ)
-    return campaign
-
-
-def catalogue_seed(*, campaign: Campaign) -> int:
-    """Add the SPEC §1 names missing from a campaign's catalogue; returns how many."""
-    existing = set(campaign.catalogue.values_list("name", flat=True))
-    missing = [e for e in catalogue_entries(campaign) if e.name not in existing]
-    CatalogueEntry.objects.bulk_create(missing)
-    return len(missing)
-
-
-def membership_set(*, campaign: Campaign, user: AbstractBaseUser, role: str) -> Membership:
-    """Make `user` a member of `campaign` with `role` (DJ or player)."""
-    if role not in Membership.Role.values:
-        raise ValidationError(_("Unknown role."), code="invalid_role")
-    membership, _created = Membership.objects.update_or_create(
-        campaign=campaign, user=user, defaults={"role": role}
-    )
-    return membership
-
-
-def character_create(
-    *,
-    campaign: Campaign,
-    name: str,
-    player: AbstractBaseUser | None = None,
-    attributes: dict | None = None,
-    powers: list | None = None,
-    notes: str = "",
-    actor: AbstractBaseUser | None = None,
-    recorded_at: datetime | None = None,
-) -> Character:
-    """A new PJ: its log starts at the campaign's game time, then records its scores."""
-    scores = scores_validate(attributes if attributes is not None else {})
-    with transaction.atomic():
-        locked = _lock(campaign)
-        clock = campaign_clock(campaign=locked)
-        character = Character(
-            campaign=locked,
-            name=name.strip(),
-            player=player,
-            attributes=scores,
-            powers=powers_validate(powers if powers is not None else []),
-            notes=notes,
-            joined_seq=locked.last_seq,
-        )
-        character.full_clean()
-        character.save()
-        CharacterSnapshot.objects.create(
-            character=character, state=rules.initial_state(), seq=locked.last_seq
-        )
-        if (
-            player is not None
-            and not Membership.objects.filter(campaign=locked, user=player).exists()
-        ):
-            membership_set(campaign=locked, user=player, role=Membership.Role.PLAYER)
-        if clock:
-            # A PJ who joins later lives on the party's clock (days, Descanso, R24 marks).
-            event_record(
-                campaign=locked,
-                character=character,
-                event={"kind": "start", "clock": clock},
-                actor=actor,
-                recorded_at=recorded_at,
-            )
-        event_record(
-            campaign=locked,
-            character=character,
-            event={"kind": "attributes", "scores": scores},
-            actor=actor,
-            recorded_at=recorded_at,
-        )
-    return character
-
-
-def character_update(
-    *,
-    character: Character,
-    name: str | None = None,
-    player: AbstractBaseUser | None | object = _UNSET,
-    attributes: dict | None = None,
-    powers: list | None = None,
-    notes: str | None = None,
-    actor: AbstractBaseUser | None = None,
-) -> Character:
-    """Change a PJ; new attribute scores are recorded in its log as an event."""
-    with transaction.atomic():
-        _lock(character.campaign)
-        character = Character.objects.get(pk=character.pk)
-        if name is not None:
-            character.name = name.strip()
-        if player is not _UNSET:
-            character.player = player
-        if powers is not None:
-            character.powers = powers_validate(powers)
-        if notes is not None:
-            character.notes = notes
-        scores = scores_validate(attributes) if attributes is not None else None
-        changed_scores = scores is not None and scores != character.attributes
-        if changed_scores:
-            character.attributes = scores
-        character.full_clean()
-        character.save()
-        if changed_scores:
-            event_record(
-                campaign=character.campaign,
-                character=character,
-                event={"kind": "attributes", "scores": scores},
-                actor=actor,
-            )
-    return character
 
 
 def event_record(
@@ -265,7 +96,7 @@ def event_record(
         raise ValidationError(_("The idempotency key is too long."), code="invalid_key")
 
     with transaction.atomic():
-        campaign = _lock(campaign)
+        campaign = lock(campaign)
         if key:
             first = StateEvent.objects.filter(campaign=campaign, idempotency_key=key).first()
             if first is not None:
@@ -335,6 +166,7 @@ def event_record(
         EventSnapshot.objects.bulk_create(
             EventSnapshot(event=record, character=t, state=state) for t, state, _effects in results
         )
+        change_record(campaign=campaign, kind=CampaignChange.Kind.EVENT, character=character)
     return record
 
 
@@ -347,7 +179,7 @@ def event_void(
     invalid, when the rest of the log no longer replays without it.
     """
     with transaction.atomic():
-        campaign = _lock(event.campaign)
+        campaign = lock(event.campaign)
         event = StateEvent.objects.select_related("campaign").get(pk=event.pk)
         if event.is_void:
             raise ValidationError(
@@ -379,6 +211,7 @@ def event_void(
         event.void_by = actor
         event.void_reason = reason
         event.save(update_fields=["void_at", "void_by", "void_reason"])
+        change_record(campaign=campaign, kind=CampaignChange.Kind.VOID, character=event.character)
     return event
 
 
@@ -425,55 +258,3 @@ def _refold_without(
     CharacterSnapshot.objects.filter(character=character).update(
         state=state, seq=last_seq, updated_at=timezone.now()
     )
-
-
-def session_start(
-    *,
-    campaign: Campaign,
-    title: str = "",
-    started_at: datetime | None = None,
-) -> GameSession:
-    """Open the campaign's next session; events recorded meanwhile belong to it."""
-    with transaction.atomic():
-        campaign = _lock(campaign)
-        if campaign.sessions.filter(ended_at__isnull=True).exists():
-            raise ValidationError(
-                _("End the open session before starting another."),
-                code="session_open",
-            )
-        last = campaign.sessions.order_by("-number").values_list("number", flat=True)
-        return GameSession.objects.create(
-            campaign=campaign,
-            number=(last.first() or 0) + 1,
-            title=title,
-            started_at=started_at or timezone.now(),
-        )
-
-
-def session_end(
-    *,
-    session: GameSession,
-    recap: str | None = None,
-    ended_at: datetime | None = None,
-) -> GameSession:
-    """Close a session, keeping every PJ's state as its sheet summary."""
-    with transaction.atomic():
-        campaign = _lock(session.campaign)
-        session = GameSession.objects.get(pk=session.pk)
-        if not session.is_open:
-            raise ValidationError(
-                _("Session %(number)s has already ended.") % {"number": session.number},
-                code="session_ended",
-            )
-        ended_at = ended_at or timezone.now()
-        if ended_at < session.started_at:
-            raise ValidationError(_("A session cannot end before it starts."), code="session_dates")
-        session.ended_at = ended_at
-        if recap is not None:
-            session.recap = recap
-        session.sheet_summary = {
-            str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
-            for c in campaign.characters.select_related("snapshot").order_by("pk")
-        }
-        session.save()
-    return session

@@ -1,0 +1,38 @@
+"""Writes. Every change to a campaign, its log and its projections goes through here.
+
+Each write locks the campaign row first (changes.lock): that serializes the campaign's
+writers, so `seq` and the change cursor stay gapless and unique and the snapshots never
+miss an event, on SQLite and PostgreSQL alike.
+"""
+
+from .campaigns import campaign_create, catalogue_seed, membership_set
+from .changes import change_record, lock
+from .characters import (
+    character_archive,
+    character_create,
+    character_restore,
+    character_update,
+    powers_validate,
+    scores_validate,
+)
+from .events import EventVoidRefused, event_record, event_void
+from .sessions import session_end, session_start
+
+__all__ = [
+    "EventVoidRefused",
+    "campaign_create",
+    "catalogue_seed",
+    "change_record",
+    "character_archive",
+    "character_create",
+    "character_restore",
+    "character_update",
+    "event_record",
+    "event_void",
+    "lock",
+    "membership_set",
+    "powers_validate",
+    "scores_validate",
+    "session_end",
+    "session_start",
+]

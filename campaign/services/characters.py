@@ -1,0 +1,155 @@
+"""PJ: create, change, archive and restore. Their logs follow through event_record."""
+
+from datetime import datetime
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+import rules
+
+from ..models import Campaign, CampaignChange, Character, CharacterSnapshot, Membership
+from ..selectors import campaign_clock
+from .campaigns import membership_set
+from .changes import change_record, lock
+from .events import event_record
+
+_UNSET = object()
+
+
+def scores_validate(attributes: object) -> dict[str, int]:
+    """Attribute scores as the log stores them, e.g. {"FUE": 4}; ValidationError if not."""
+    if not isinstance(attributes, dict) or not all(
+        isinstance(k, str) and k and type(v) is int and v >= 0 for k, v in attributes.items()
+    ):
+        raise ValidationError(
+            _("Attribute scores must map abbreviations to whole numbers, e.g. FUE: 4."),
+            code="invalid_attributes",
+        )
+    return {k.strip().upper(): v for k, v in attributes.items()}
+
+
+def powers_validate(powers: object) -> list[str]:
+    """A sorted list of power names without blanks or repeats; ValidationError if not."""
+    if not isinstance(powers, list) or not all(isinstance(p, str) for p in powers):
+        raise ValidationError(_("Powers must be a list of names."), code="invalid_powers")
+    return sorted({p.strip() for p in powers if p.strip()})
+
+
+def character_create(
+    *,
+    campaign: Campaign,
+    name: str,
+    player: AbstractBaseUser | None = None,
+    attributes: dict | None = None,
+    powers: list | None = None,
+    notes: str = "",
+    actor: AbstractBaseUser | None = None,
+    recorded_at: datetime | None = None,
+) -> Character:
+    """A new PJ: its log starts at the campaign's game time, then records its scores."""
+    scores = scores_validate(attributes if attributes is not None else {})
+    with transaction.atomic():
+        locked = lock(campaign)
+        clock = campaign_clock(campaign=locked)
+        character = Character(
+            campaign=locked,
+            name=name.strip(),
+            player=player,
+            attributes=scores,
+            powers=powers_validate(powers if powers is not None else []),
+            notes=notes,
+            joined_seq=locked.last_seq,
+        )
+        character.full_clean()
+        character.save()
+        CharacterSnapshot.objects.create(
+            character=character, state=rules.initial_state(), seq=locked.last_seq
+        )
+        if (
+            player is not None
+            and not Membership.objects.filter(campaign=locked, user=player).exists()
+        ):
+            membership_set(campaign=locked, user=player, role=Membership.Role.PLAYER)
+        if clock:
+            # A PJ who joins later lives on the party's clock (days, Descanso, R24 marks).
+            event_record(
+                campaign=locked,
+                character=character,
+                event={"kind": "start", "clock": clock},
+                actor=actor,
+                recorded_at=recorded_at,
+            )
+        event_record(
+            campaign=locked,
+            character=character,
+            event={"kind": "attributes", "scores": scores},
+            actor=actor,
+            recorded_at=recorded_at,
+        )
+    return character
+
+
+def character_update(
+    *,
+    character: Character,
+    name: str | None = None,
+    player: AbstractBaseUser | None | object = _UNSET,
+    attributes: dict | None = None,
+    powers: list | None = None,
+    notes: str | None = None,
+    actor: AbstractBaseUser | None = None,
+) -> Character:
+    """Change a PJ; new attribute scores are recorded in its log as an event."""
+    with transaction.atomic():
+        lock(character.campaign)
+        character = Character.objects.get(pk=character.pk)
+        if name is not None:
+            character.name = name.strip()
+        if player is not _UNSET:
+            character.player = player
+        if powers is not None:
+            character.powers = powers_validate(powers)
+        if notes is not None:
+            character.notes = notes
+        scores = scores_validate(attributes) if attributes is not None else None
+        changed_scores = scores is not None and scores != character.attributes
+        if changed_scores:
+            character.attributes = scores
+        character.full_clean()
+        character.save()
+        change_record(
+            campaign=character.campaign, kind=CampaignChange.Kind.CHARACTER, character=character
+        )
+        if changed_scores:
+            event_record(
+                campaign=character.campaign,
+                character=character,
+                event={"kind": "attributes", "scores": scores},
+                actor=actor,
+            )
+    return character
+
+
+def character_archive(*, character: Character) -> Character:
+    """Hide a PJ from the board; its log stays and `character_restore` brings it back."""
+    return _set_archived(character=character, archived=True)
+
+
+def character_restore(*, character: Character) -> Character:
+    """Bring an archived PJ back to the board."""
+    return _set_archived(character=character, archived=False)
+
+
+def _set_archived(*, character: Character, archived: bool) -> Character:
+    with transaction.atomic():
+        campaign = lock(character.campaign)
+        character = Character.objects.get(pk=character.pk)
+        if character.is_archived == archived:
+            return character
+        character.archived_at = timezone.now() if archived else None
+        character.save(update_fields=["archived_at"])
+        change_record(campaign=campaign, kind=CampaignChange.Kind.CHARACTER, character=character)
+    return character

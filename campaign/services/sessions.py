@@ -1,0 +1,68 @@
+"""Game sessions: start and end (ending keeps every PJ's sheet)."""
+
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+import rules
+
+from ..models import Campaign, CampaignChange, GameSession
+from .changes import change_record, lock
+
+
+def session_start(
+    *,
+    campaign: Campaign,
+    title: str = "",
+    started_at: datetime | None = None,
+) -> GameSession:
+    """Open the campaign's next session; events recorded meanwhile belong to it."""
+    with transaction.atomic():
+        campaign = lock(campaign)
+        if campaign.sessions.filter(ended_at__isnull=True).exists():
+            raise ValidationError(
+                _("End the open session before starting another."),
+                code="session_open",
+            )
+        last = campaign.sessions.order_by("-number").values_list("number", flat=True)
+        session = GameSession.objects.create(
+            campaign=campaign,
+            number=(last.first() or 0) + 1,
+            title=title,
+            started_at=started_at or timezone.now(),
+        )
+        change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
+        return session
+
+
+def session_end(
+    *,
+    session: GameSession,
+    recap: str | None = None,
+    ended_at: datetime | None = None,
+) -> GameSession:
+    """Close a session, keeping every PJ's state as its sheet summary."""
+    with transaction.atomic():
+        campaign = lock(session.campaign)
+        session = GameSession.objects.get(pk=session.pk)
+        if not session.is_open:
+            raise ValidationError(
+                _("Session %(number)s has already ended.") % {"number": session.number},
+                code="session_ended",
+            )
+        ended_at = ended_at or timezone.now()
+        if ended_at < session.started_at:
+            raise ValidationError(_("A session cannot end before it starts."), code="session_dates")
+        session.ended_at = ended_at
+        if recap is not None:
+            session.recap = recap
+        session.sheet_summary = {
+            str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
+            for c in campaign.characters.select_related("snapshot").order_by("pk")
+        }
+        session.save()
+        change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
+    return session
