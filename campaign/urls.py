@@ -1,8 +1,8 @@
 from django.urls import path
 
-from . import views
+from .views import home, reference
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("reglas/", views.rules, name="rules"),
+    path("", home.home, name="home"),
+    path("reglas/", reference.rules, name="rules"),
 ]

@@ -1,0 +1,44 @@
+"""Who may see or change what. Every campaign URL resolves its objects through here.
+
+Anything a user may not see answers 404, never 403: a URL must not reveal what exists.
+"""
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.http import Http404
+
+from .models import Campaign, Character, Membership
+
+
+def campaign_for_dj(*, user: AbstractBaseUser, slug: str) -> Campaign:
+    """The campaign `slug` when `user` is its DJ; Http404 otherwise."""
+    if user.is_authenticated:
+        campaign = Campaign.objects.filter(
+            slug=slug, memberships__user=user, memberships__role=Membership.Role.DJ
+        ).first()
+        if campaign is not None:
+            return campaign
+    raise Http404("No such campaign.")
+
+
+def membership_for(*, user: AbstractBaseUser, slug: str) -> Membership:
+    """The user's membership of campaign `slug` (DJ or player); Http404 otherwise."""
+    if user.is_authenticated:
+        membership = (
+            Membership.objects.filter(campaign__slug=slug, user=user)
+            .select_related("campaign")
+            .first()
+        )
+        if membership is not None:
+            return membership
+    raise Http404("No such campaign.")
+
+
+def character_for_dj(*, campaign: Campaign, pk: int, archived: bool | None = False) -> Character:
+    """A PJ of the DJ's campaign (archived ones only when `archived` is None or True)."""
+    characters = Character.objects.filter(campaign=campaign, pk=pk)
+    if archived is not None:
+        characters = characters.filter(archived_at__isnull=not archived)
+    character = characters.select_related("snapshot", "player").first()
+    if character is None:
+        raise Http404("No such PJ.")
+    return character
