@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
@@ -9,7 +10,15 @@ from django.utils.translation import gettext as _
 
 import rules
 
-from .models import Campaign, Character, CharacterSnapshot, EventSnapshot, Membership, StateEvent
+from .models import (
+    Campaign,
+    CatalogueEntry,
+    Character,
+    CharacterSnapshot,
+    EventSnapshot,
+    Membership,
+    StateEvent,
+)
 
 
 def membership_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Membership]:
@@ -75,3 +84,42 @@ def state_at(
         snapshots = snapshots.filter(event__created_at__lte=at)
     latest = snapshots.order_by("-event__seq").only("state").first()
     return rules.public_state(latest.state if latest else rules.initial_state())
+
+
+def campaign_options_locked(*, campaign: Campaign) -> bool:
+    """True once the log holds a game event (anything but each PJ's start and scores).
+
+    From then on the campaign options would change how the recorded log reads.
+    """
+    return (
+        StateEvent.objects.filter(campaign=campaign, void_at__isnull=True)
+        .exclude(event__kind__in=["start", "attributes"])
+        .exists()
+    )
+
+
+def character_list(*, campaign: Campaign, archived: bool = False) -> list[Character]:
+    """A campaign's PJ with their players, by name: the active ones or the archived ones."""
+    return list(
+        campaign.characters.filter(archived_at__isnull=not archived)
+        .select_related("player")
+        .order_by("name", "pk")
+    )
+
+
+def player_choices(*, campaign: Campaign) -> QuerySet:
+    """The users who play in a campaign (its DJ left out), by username."""
+    return (
+        get_user_model()
+        .objects.filter(memberships__campaign=campaign, memberships__role=Membership.Role.PLAYER)
+        .order_by("username")
+    )
+
+
+def catalogue_by_kind(*, campaign: Campaign) -> list[tuple[str, str, list[CatalogueEntry]]]:
+    """The catalogue grouped by kind: (kind, label, entries by name), every kind listed."""
+    entries = list(campaign.catalogue.order_by("name"))
+    return [
+        (kind, label, [e for e in entries if e.kind == kind])
+        for kind, label in CatalogueEntry.Kind.choices
+    ]

@@ -5,7 +5,14 @@ writers, so `seq` and the change cursor stay gapless and unique and the snapshot
 miss an event, on SQLite and PostgreSQL alike.
 """
 
-from .campaigns import campaign_create, catalogue_seed, membership_set
+from .campaigns import (
+    campaign_create,
+    campaign_update,
+    catalogue_entry_delete,
+    catalogue_entry_save,
+    catalogue_seed,
+    membership_set,
+)
 from .changes import change_record, lock
 from .characters import (
     character_archive,
@@ -21,6 +28,9 @@ from .sessions import session_end, session_start
 __all__ = [
     "EventVoidRefused",
     "campaign_create",
+    "campaign_update",
+    "catalogue_entry_delete",
+    "catalogue_entry_save",
     "catalogue_seed",
     "change_record",
     "character_archive",

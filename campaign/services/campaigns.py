@@ -2,12 +2,17 @@
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ..catalogue import catalogue_entries
-from ..models import Campaign, CatalogueEntry, Membership
+from ..models import Campaign, CampaignChange, CatalogueEntry, Membership
+from ..selectors import campaign_options_locked
+from .changes import change_record, lock
+
+ROUND_SECONDS_MAX = 600  # ten minutes; the messages below say 600
+_SLUG_MAX = Campaign._meta.get_field("slug").max_length
 
 
 def campaign_create(
@@ -19,20 +24,93 @@ def campaign_create(
     esfuerzo_prolongado: bool = False,
     round_seconds: int = 6,
 ) -> Campaign:
-    """A new campaign with its catalogue seeded and, if given, its DJ."""
-    campaign = Campaign(
-        name=name,
-        slug=slug or slugify(name),
-        especificos=especificos,
-        esfuerzo_prolongado=esfuerzo_prolongado,
-        round_seconds=round_seconds,
-    )
-    campaign.full_clean()
+    """A new campaign with its catalogue seeded and, if given, its DJ.
+
+    Without a `slug` one is made from the name, with -2, -3... added when it is taken.
+    """
+    name = name.strip()
+    _round_seconds_validate(round_seconds)
+    base = slug or _slug_base(name)
+    for attempt in range(1, 1000):
+        campaign = Campaign(
+            name=name,
+            slug=base if slug or attempt == 1 else _slug_numbered(base, attempt),
+            especificos=especificos,
+            esfuerzo_prolongado=esfuerzo_prolongado,
+            round_seconds=round_seconds,
+        )
+        if not slug and Campaign.objects.filter(slug=campaign.slug).exists():
+            continue
+        campaign.full_clean()
+        try:
+            with transaction.atomic():
+                campaign.save()
+                catalogue_seed(campaign=campaign)
+                if dj is not None:
+                    membership_set(campaign=campaign, user=dj, role=Membership.Role.DJ)
+        except IntegrityError:
+            # Another writer took the slug between the check and the save: try the next.
+            if slug or not Campaign.objects.filter(slug=campaign.slug).exists():
+                raise
+            continue
+        return campaign
+    raise ValidationError(_("Could not find a free address for this campaign."), code="slug")
+
+
+def _slug_base(name: str) -> str:
+    return slugify(name)[:_SLUG_MAX].strip("-") or "campana"
+
+
+def _slug_numbered(base: str, number: int) -> str:
+    suffix = f"-{number}"
+    return base[: _SLUG_MAX - len(suffix)].rstrip("-") + suffix
+
+
+def _round_seconds_validate(round_seconds: object) -> None:
+    if type(round_seconds) is not int or not 1 <= round_seconds <= ROUND_SECONDS_MAX:
+        raise ValidationError(
+            {"round_seconds": _("Seconds per round must be a whole number from 1 to 600.")},
+            code="round_seconds",
+        )
+
+
+def campaign_update(
+    *,
+    campaign: Campaign,
+    name: str | None = None,
+    especificos: bool | None = None,
+    esfuerzo_prolongado: bool | None = None,
+    round_seconds: int | None = None,
+) -> Campaign:
+    """Rename a campaign or change its options; the options only before its first game event.
+
+    Changing an option afterwards would change how the recorded log reads, so it is refused.
+    """
+    options = {
+        "especificos": especificos,
+        "esfuerzo_prolongado": esfuerzo_prolongado,
+        "round_seconds": round_seconds,
+    }
     with transaction.atomic():
-        campaign.save()
-        catalogue_seed(campaign=campaign)
-        if dj is not None:
-            membership_set(campaign=campaign, user=dj, role=Membership.Role.DJ)
+        campaign = lock(campaign)
+        changed = {k: v for k, v in options.items() if v is not None and v != getattr(campaign, k)}
+        if changed and campaign_options_locked(campaign=campaign):
+            raise ValidationError(
+                _(
+                    "The options cannot change once the log has game events: "
+                    "they would change how the recorded log reads."
+                ),
+                code="options_locked",
+            )
+        if "round_seconds" in changed:
+            _round_seconds_validate(changed["round_seconds"])
+        if name is not None:
+            campaign.name = name.strip()
+        for key, value in changed.items():
+            setattr(campaign, key, value)
+        campaign.full_clean()
+        campaign.save(update_fields=["name", *changed])
+        change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
     return campaign
 
 
@@ -42,6 +120,67 @@ def catalogue_seed(*, campaign: Campaign) -> int:
     missing = [e for e in catalogue_entries(campaign) if e.name not in existing]
     CatalogueEntry.objects.bulk_create(missing)
     return len(missing)
+
+
+def catalogue_name_normalize(name: str) -> str:
+    """A catalogue name as events spell it: lowercase, single spaces."""
+    return " ".join(name.split()).lower()
+
+
+def catalogue_entry_save(
+    *,
+    campaign: Campaign,
+    entry: CatalogueEntry | None = None,
+    name: str = "",
+    kind: str = "",
+    effect: str | None = None,
+    effect_leve: str | None = None,
+    effect_grave: str | None = None,
+    effect_persistente: str | None = None,
+) -> CatalogueEntry:
+    """Add a catalogue entry (`entry` None) or change an entry's texts (None: unchanged).
+
+    An entry's name and kind are fixed once made: events refer to it by its name.
+    """
+    texts = {
+        "effect": effect,
+        "effect_leve": effect_leve,
+        "effect_grave": effect_grave,
+        "effect_persistente": effect_persistente,
+    }
+    if entry is not None and entry.campaign_id != campaign.pk:
+        raise ValidationError(_("That entry belongs to another campaign."), code="wrong_campaign")
+    with transaction.atomic():
+        campaign = lock(campaign)
+        if entry is None:
+            entry = CatalogueEntry(
+                campaign=campaign, name=catalogue_name_normalize(name), kind=kind
+            )
+            if campaign.catalogue.filter(name=entry.name).exists():
+                raise ValidationError(
+                    {
+                        "name": _("The catalogue already has an entry called “%(name)s”.")
+                        % {"name": entry.name}
+                    },
+                    code="catalogue_name_taken",
+                )
+        else:
+            entry = CatalogueEntry.objects.get(pk=entry.pk)
+        for field, text in texts.items():
+            if text is not None:
+                setattr(entry, field, text.strip())
+        entry.full_clean()
+        entry.save()
+        change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
+    return entry
+
+
+def catalogue_entry_delete(*, entry: CatalogueEntry) -> None:
+    """Remove a catalogue entry; events that name it keep the name, only the text goes."""
+    with transaction.atomic():
+        campaign = lock(entry.campaign)
+        CatalogueEntry.objects.filter(pk=entry.pk).delete()
+        change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
 
 
 def membership_set(*, campaign: Campaign, user: AbstractBaseUser, role: str) -> Membership:
