@@ -38,6 +38,12 @@ CHROMIUM_FLAGS = [
 ]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _database_before_playwright(django_db_setup):
+    # Create the test database before Playwright starts its event loop in this thread.
+    return django_db_setup
+
+
 @pytest.fixture(autouse=True)
 def _orm_beside_playwright(monkeypatch):
     # Playwright's sync API runs an event loop in the test thread; the ORM calls the tests
