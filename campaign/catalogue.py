@@ -1,7 +1,7 @@
 """The starting catalogue of every new campaign: the SPEC §1 E.Esp names.
 
 The game's chapter on E.Esp is not in our source, so these are the table's own short
-reminders, written for this app; each campaign's DJ edits them in the admin.
+reminders, written for this app; each campaign's DJ edits them on its catalogue page.
 """
 
 from .models import CatalogueEntry

@@ -1,8 +1,23 @@
 from django.urls import path
 
-from .views import home, reference
+from .views import home, reference, setup
 
 urlpatterns = [
     path("", home.home, name="home"),
     path("reglas/", reference.rules, name="rules"),
+    path("campanas/nueva/", home.campaign_new, name="campaign_new"),
+    # Setting a campaign up
+    path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),
+    path("c/<slug:slug>/pj/", setup.character_list, name="character_list"),
+    path("c/<slug:slug>/pj/nuevo/", setup.character_new, name="character_new"),
+    path("c/<slug:slug>/pj/<int:pk>/editar/", setup.character_edit, name="character_edit"),
+    path("c/<slug:slug>/pj/<int:pk>/archivar/", setup.character_archive, name="character_archive"),
+    path("c/<slug:slug>/pj/<int:pk>/restaurar/", setup.character_restore, name="character_restore"),
+    path("c/<slug:slug>/catalogo/", setup.catalogue, name="catalogue"),
+    path("c/<slug:slug>/catalogo/<int:pk>/", setup.catalogue_edit, name="catalogue_edit"),
+    path(
+        "c/<slug:slug>/catalogo/<int:pk>/borrar/", setup.catalogue_delete, name="catalogue_delete"
+    ),
+    path("c/<slug:slug>/sesion/empezar/", setup.session_start, name="session_start"),
+    path("c/<slug:slug>/sesion/terminar/", setup.session_end, name="session_end"),
 ]

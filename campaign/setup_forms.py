@@ -1,0 +1,364 @@
+"""Forms of the setup screens: campaign, PJ, catalogue entries and game sessions.
+
+They parse and check input only; the writes are campaign.services' (the board's forms,
+which turn taps into events, live in campaign/forms.py).
+"""
+
+import re
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from .models import Campaign, CatalogueEntry, Character, GameSession
+from .services.campaigns import ROUND_SECONDS_MAX, catalogue_name_normalize
+
+# The five attributes every PJ has, in the order of the sheet.
+MAIN_SCORES = ("FUE", "AGI", "DES", "INT", "VOL")
+SCORE_MAX = 10
+REGENERACION = "regeneracion"
+ROUND_SECONDS_ERROR = _("Seconds per round must be a whole number from 1 to 600.")
+_OTHER_SCORE = re.compile(r"^([^\W\d_]{1,10})\s*[:=]?\s*(\d{1,3})$")
+
+
+class CampaignForm(forms.Form):
+    """A new campaign, or a campaign's settings (`options_locked`: options read-only)."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=Campaign._meta.get_field("name").max_length,
+        error_messages={"required": _("Enter the campaign's name.")},
+        help_text=_("How the table calls it, e.g. “La sombra de Kiso”."),
+    )
+    especificos = forms.BooleanField(
+        label=_("Specific E.Esp"),
+        required=False,
+        help_text=_("Optional rule: a persistent wound or emotion leaves a named E.Esp (R7, R14)."),
+    )
+    esfuerzo_prolongado = forms.BooleanField(
+        label=_("Prolonged exertion"),
+        required=False,
+        help_text=_("Optional rule: long exertion calls for FUE saves against fatigue (R27)."),
+    )
+    round_seconds = forms.IntegerField(
+        label=_("Seconds per round"),
+        min_value=1,
+        max_value=ROUND_SECONDS_MAX,
+        initial=6,
+        error_messages={
+            "required": ROUND_SECONDS_ERROR,
+            "invalid": ROUND_SECONDS_ERROR,
+            "min_value": ROUND_SECONDS_ERROR,
+            "max_value": ROUND_SECONDS_ERROR,
+        },
+        help_text=_("How long a combat round lasts in game time: 1 to 600 (usually 6)."),
+    )
+
+    def __init__(self, *args, options_locked: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.options_locked = options_locked
+        for field in ("especificos", "esfuerzo_prolongado", "round_seconds"):
+            # A disabled field ignores what is posted and keeps its initial value.
+            self.fields[field].disabled = options_locked
+
+    def cleaned_options(self) -> dict:
+        """The options to save: none once they are locked."""
+        if self.options_locked:
+            return {}
+        return {
+            k: self.cleaned_data[k] for k in ("especificos", "esfuerzo_prolongado", "round_seconds")
+        }
+
+
+def parse_other_scores(text: str) -> dict[str, int]:
+    """ "PER 3, CAR 2" → {"PER": 3, "CAR": 2}; ValidationError naming the bad part."""
+    scores: dict[str, int] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        match = _OTHER_SCORE.match(part)
+        if match is None:
+            raise ValidationError(
+                _("“%(part)s” is not an abbreviation and a whole number, like “PER 3”."),
+                params={"part": part},
+                code="other_score",
+            )
+        abbr, value = match.group(1).upper(), int(match.group(2))
+        if abbr in MAIN_SCORES:
+            raise ValidationError(
+                _("Give %(abbr)s in its own box above."), params={"abbr": abbr}, code="main_score"
+            )
+        if abbr in scores:
+            raise ValidationError(
+                _("%(abbr)s is given twice."), params={"abbr": abbr}, code="repeated_score"
+            )
+        if value > SCORE_MAX:
+            raise ValidationError(
+                _("%(abbr)s: scores go from 0 to %(max)s."),
+                params={"abbr": abbr, "max": SCORE_MAX},
+                code="score_range",
+            )
+        scores[abbr] = value
+    return scores
+
+
+def scores_in_order(attributes: dict) -> list[tuple[str, int]]:
+    """A PJ's scores for display: the five attributes first, in sheet order, then the rest."""
+    main = [(abbr, attributes[abbr]) for abbr in MAIN_SCORES if abbr in attributes]
+    return main + [(k, v) for k, v in attributes.items() if k not in MAIN_SCORES]
+
+
+def parse_powers(text: str) -> list[str]:
+    """ "Vuelo, visión nocturna" → ["Vuelo", "visión nocturna"] (blanks and repeats dropped)."""
+    powers: list[str] = []
+    for part in text.split(","):
+        part = " ".join(part.split())
+        if part and part.lower() not in (p.lower() for p in powers):
+            powers.append(part)
+    return powers
+
+
+class CharacterForm(forms.Form):
+    """A PJ: name, player, scores, powers and notes, for character_create or _update."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=Character._meta.get_field("name").max_length,
+        error_messages={"required": _("Enter the PJ's name.")},
+    )
+    player = forms.ModelChoiceField(
+        label=_("Player"),
+        queryset=None,
+        required=False,
+        empty_label=_("Nobody (the DJ plays it)"),
+        help_text=_("Only players of this campaign are listed."),
+    )
+    FUE = forms.IntegerField(
+        label="FUE",
+        min_value=0,
+        max_value=SCORE_MAX,
+        required=False,
+    )
+    AGI = forms.IntegerField(
+        label="AGI",
+        min_value=0,
+        max_value=SCORE_MAX,
+        required=False,
+    )
+    DES = forms.IntegerField(
+        label="DES",
+        min_value=0,
+        max_value=SCORE_MAX,
+        required=False,
+    )
+    INT = forms.IntegerField(
+        label="INT",
+        min_value=0,
+        max_value=SCORE_MAX,
+        required=False,
+    )
+    VOL = forms.IntegerField(
+        label="VOL",
+        min_value=0,
+        max_value=SCORE_MAX,
+        required=False,
+    )
+    other_scores = forms.CharField(
+        label=_("Other scores"),
+        required=False,
+        max_length=500,
+        help_text=_("Abbreviation and number, separated by commas, e.g. “PER 3, CAR 2”."),
+    )
+    regeneracion = forms.BooleanField(
+        label=_("Regeneración"),
+        required=False,
+        help_text=_("The PJ can heal itself (R25)."),
+    )
+    other_powers = forms.CharField(
+        label=_("Other powers"),
+        required=False,
+        max_length=500,
+        help_text=_("Separated by commas, e.g. “Vuelo, Visión nocturna”."),
+    )
+    notes = forms.CharField(
+        label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+    def __init__(
+        self, *args, campaign: Campaign, players, character: Character | None = None, **kwargs
+    ) -> None:
+        if character is not None and "initial" not in kwargs:
+            kwargs["initial"] = self.initial_for(character)
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.character = character
+        self.fields["player"].queryset = players
+        for abbr in MAIN_SCORES:
+            # The summary at the top lists the errors without their labels: name the box.
+            message = gettext("%(abbr)s: give a whole number from 0 to 10, or leave it blank.")
+            message %= {"abbr": abbr}
+            self.fields[abbr].error_messages.update(
+                {"invalid": message, "min_value": message, "max_value": message}
+            )
+
+    @property
+    def score_fields(self) -> list[forms.BoundField]:
+        """The five attribute boxes, in sheet order."""
+        return [self[abbr] for abbr in MAIN_SCORES]
+
+    @staticmethod
+    def initial_for(character: Character) -> dict:
+        scores = character.attributes or {}
+        powers = character.powers or []
+        return {
+            "name": character.name,
+            "player": character.player_id,
+            **{abbr: scores.get(abbr) for abbr in MAIN_SCORES},
+            "other_scores": ", ".join(
+                f"{abbr} {value}" for abbr, value in scores.items() if abbr not in MAIN_SCORES
+            ),
+            "regeneracion": REGENERACION in powers,
+            "other_powers": ", ".join(p for p in powers if p != REGENERACION),
+            "notes": character.notes,
+        }
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        others = self.campaign.characters.filter(name__iexact=name)
+        if self.character is not None:
+            others = others.exclude(pk=self.character.pk)
+        other = others.first()
+        if other is not None:
+            if other.is_archived:
+                raise ValidationError(
+                    _("An archived PJ of this campaign is already called %(name)s."),
+                    params={"name": other.name},
+                    code="name_taken",
+                )
+            raise ValidationError(
+                _("This campaign already has a PJ called %(name)s."),
+                params={"name": other.name},
+                code="name_taken",
+            )
+        return name
+
+    def clean_other_scores(self) -> dict[str, int]:
+        return parse_other_scores(self.cleaned_data["other_scores"])
+
+    def clean_other_powers(self) -> list[str]:
+        return parse_powers(self.cleaned_data["other_powers"])
+
+    def attributes(self) -> dict[str, int]:
+        """The scores to save: the five set ones, then the others."""
+        data = self.cleaned_data
+        main = {abbr: data[abbr] for abbr in MAIN_SCORES if data.get(abbr) is not None}
+        return {**main, **data["other_scores"]}
+
+    def powers(self) -> list[str]:
+        """ "regeneracion" when ticked (or typed among the others), then the other powers."""
+        typed = self.cleaned_data["other_powers"]
+        others = [p for p in typed if p.lower() not in ("regeneracion", "regeneración")]
+        regeneracion = self.cleaned_data["regeneracion"] or len(others) < len(typed)
+        return ([REGENERACION] if regeneracion else []) + others
+
+
+PHASE_FIELDS = ("effect_leve", "effect_grave", "effect_persistente")
+
+
+class CatalogueEntryForm(forms.Form):
+    """A catalogue entry's texts; its name and kind only when it is new."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=CatalogueEntry._meta.get_field("name").max_length,
+        error_messages={"required": _("Enter the entry's name.")},
+        help_text=_("Lowercase, as the log writes it, e.g. “veneno de fugu”."),
+    )
+    kind = forms.ChoiceField(label=_("Kind"), choices=CatalogueEntry.Kind.choices)
+    effect = forms.CharField(
+        label=_("Effect"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("What it does, in the table's own words."),
+    )
+    effect_leve = forms.CharField(
+        label=_("Effect at phase leve"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Diseases and poisons: the effect in each phase of the Afección."),
+    )
+    effect_grave = forms.CharField(
+        label=_("Effect at phase grave"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    effect_persistente = forms.CharField(
+        label=_("Effect at phase persistente"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    def __init__(self, *args, campaign: Campaign, entry: CatalogueEntry | None = None, **kwargs):
+        if entry is not None and "initial" not in kwargs:
+            kwargs["initial"] = {
+                f: getattr(entry, f)
+                for f in (
+                    "name",
+                    "kind",
+                    "effect",
+                    "effect_leve",
+                    "effect_grave",
+                    "effect_persistente",
+                )
+            }
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.entry = entry
+        if entry is not None:
+            # Events name an entry: renaming it would cut the log off from its text.
+            for field in ("name", "kind"):
+                self.fields[field].disabled = True
+            self.fields["name"].help_text = _(
+                "The log refers to the entry by its name, so the name cannot change."
+            )
+            if entry.kind == CatalogueEntry.Kind.ESPECIAL:
+                for field in PHASE_FIELDS:
+                    del self.fields[field]
+
+    def texts(self) -> dict[str, str]:
+        """The effect texts the form shows (an E.Esp has no phases)."""
+        return {
+            f: self.cleaned_data[f] for f in ("effect", *PHASE_FIELDS) if f in self.cleaned_data
+        }
+
+    def clean_name(self) -> str:
+        name = catalogue_name_normalize(self.cleaned_data["name"])
+        if self.entry is None and self.campaign.catalogue.filter(name=name).exists():
+            raise ValidationError(
+                _("The catalogue already has an entry called “%(name)s”."),
+                params={"name": name},
+                code="catalogue_name_taken",
+            )
+        return name
+
+
+class SessionStartForm(forms.Form):
+    title = forms.CharField(
+        label=_("Session title"),
+        required=False,
+        max_length=GameSession._meta.get_field("title").max_length,
+    )
+
+
+class SessionEndForm(forms.Form):
+    recap = forms.CharField(label=_("Recap"), required=False, widget=forms.Textarea)
+
+
+def add_service_error(form: forms.Form, error: ValidationError) -> None:
+    """Show a service's refusal on the form: next to its field when the form has it."""
+    if hasattr(error, "error_dict"):
+        for field, errors in error.error_dict.items():
+            known = field in form.fields and not form.fields[field].disabled
+            form.add_error(field if known else None, errors)
+    else:
+        form.add_error(None, error)

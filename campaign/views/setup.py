@@ -1,0 +1,298 @@
+"""Setting a campaign up: its settings, its PJ, its catalogue, and game sessions.
+
+Only the campaign's DJ reaches any of this (everyone else gets 404). Forms post and
+redirect; bad input re-renders the form with its errors and writes nothing.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from .. import selectors, services
+from ..access import campaign_for_dj, character_for_dj
+from ..models import Campaign, CatalogueEntry, Character
+from ..setup_forms import (
+    REGENERACION,
+    CampaignForm,
+    CatalogueEntryForm,
+    CharacterForm,
+    SessionEndForm,
+    SessionStartForm,
+    add_service_error,
+    scores_in_order,
+)
+
+
+def _data(request: HttpRequest):
+    """The posted data for a form, None (unbound) on GET."""
+    return request.POST if request.method == "POST" else None
+
+
+# -- campaign settings -------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's name any time; its options until the log has a game event."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    locked = selectors.campaign_options_locked(campaign=campaign)
+    initial = {"name": campaign.name, **campaign.rule_options()}
+    form = CampaignForm(_data(request), initial=initial, options_locked=locked)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.campaign_update(
+                campaign=campaign, name=form.cleaned_data["name"], **form.cleaned_options()
+            )
+        except ValidationError as err:
+            add_service_error(form, err)
+        else:
+            messages.success(request, _("Settings saved."))
+            return redirect("campaign_settings", slug=campaign.slug)
+    context = {"campaign": campaign, "form": form, "locked": locked, "active": "settings"}
+    return render(request, "campaign/settings.html", context)
+
+
+# -- PJ ----------------------------------------------------------------------------------
+
+
+def _character_form(
+    request: HttpRequest, campaign: Campaign, character: Character | None = None
+) -> CharacterForm:
+    return CharacterForm(
+        _data(request),
+        campaign=campaign,
+        character=character,
+        players=selectors.player_choices(campaign=campaign),
+    )
+
+
+def _powers_shown(powers: list[str]) -> list[str]:
+    """Regeneración first, by its game name (it changes the rules), then the others."""
+    others = [p for p in powers if p != REGENERACION]
+    return (["Regeneración"] if REGENERACION in powers else []) + others
+
+
+@require_GET
+@login_required
+def character_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's PJ: the active ones with Edit and Archive, the archived ones."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    context = {
+        "campaign": campaign,
+        "characters": [
+            (c, scores_in_order(c.attributes or {}), _powers_shown(c.powers or []))
+            for c in selectors.character_list(campaign=campaign)
+        ],
+        "archived": selectors.character_list(campaign=campaign, archived=True),
+        "active": "pj",
+    }
+    return render(request, "campaign/characters.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def character_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """Add a PJ: its log starts on the party's clock with its scores."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    form = _character_form(request, campaign)
+    if request.method == "POST" and form.is_valid():
+        try:
+            character = services.character_create(
+                campaign=campaign,
+                name=form.cleaned_data["name"],
+                player=form.cleaned_data["player"],
+                attributes=form.attributes(),
+                powers=form.powers(),
+                notes=form.cleaned_data["notes"],
+                actor=request.user,
+            )
+        except ValidationError as err:
+            add_service_error(form, err)
+        else:
+            messages.success(request, _("%(name)s added.") % {"name": character.name})
+            return redirect("character_list", slug=campaign.slug)
+    context = {"campaign": campaign, "form": form, "character": None, "active": "pj"}
+    return render(request, "campaign/character_form.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def character_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Change a PJ; new scores go to its log as an `attributes` event."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk, archived=None)
+    form = _character_form(request, campaign, character)
+    if request.method == "POST" and form.is_valid():
+        try:
+            character = services.character_update(
+                character=character,
+                name=form.cleaned_data["name"],
+                player=form.cleaned_data["player"],
+                attributes=form.attributes(),
+                powers=form.powers(),
+                notes=form.cleaned_data["notes"],
+                actor=request.user,
+            )
+        except ValidationError as err:
+            add_service_error(form, err)
+        else:
+            messages.success(request, _("%(name)s saved.") % {"name": character.name})
+            return redirect("character_list", slug=campaign.slug)
+    context = {"campaign": campaign, "form": form, "character": character, "active": "pj"}
+    return render(request, "campaign/character_form.html", context)
+
+
+@require_POST
+@login_required
+def character_archive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Hide a PJ from the board; its log stays and it can be restored."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk, archived=False)
+    services.character_archive(character=character)
+    messages.success(
+        request,
+        _("%(name)s archived: off the board, log kept. Restore it from the list below.")
+        % {"name": character.name},
+    )
+    return redirect("character_list", slug=campaign.slug)
+
+
+@require_POST
+@login_required
+def character_restore(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Bring an archived PJ back to the board."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk, archived=True)
+    services.character_restore(character=character)
+    messages.success(request, _("%(name)s is back on the board.") % {"name": character.name})
+    return redirect("character_list", slug=campaign.slug)
+
+
+# -- catalogue ---------------------------------------------------------------------------
+
+
+def _catalogue_entry(campaign: Campaign, pk: int) -> CatalogueEntry:
+    entry = CatalogueEntry.objects.filter(campaign=campaign, pk=pk).first()
+    if entry is None:
+        raise Http404("No such catalogue entry.")
+    return entry
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def catalogue(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's E.Esp, diseases and poisons by kind; the form to add one."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    form = CatalogueEntryForm(_data(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        try:
+            entry = services.catalogue_entry_save(
+                campaign=campaign,
+                name=form.cleaned_data["name"],
+                kind=form.cleaned_data["kind"],
+                **form.texts(),
+            )
+        except ValidationError as err:
+            add_service_error(form, err)
+        else:
+            messages.success(request, _("%(name)s added to the catalogue.") % {"name": entry.name})
+            return redirect(reverse("catalogue", args=[campaign.slug]) + f"#entry-{entry.pk}")
+    context = {
+        "campaign": campaign,
+        "groups": selectors.catalogue_by_kind(campaign=campaign),
+        "form": form,
+        "active": "catalogue",
+    }
+    return render(request, "campaign/catalogue.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def catalogue_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Change a catalogue entry's texts (its name stays: the log uses it)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    entry = _catalogue_entry(campaign, pk)
+    form = CatalogueEntryForm(_data(request), campaign=campaign, entry=entry)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.catalogue_entry_save(campaign=campaign, entry=entry, **form.texts())
+        except ValidationError as err:
+            add_service_error(form, err)
+        else:
+            messages.success(request, _("%(name)s saved.") % {"name": entry.name})
+            return redirect(reverse("catalogue", args=[campaign.slug]) + f"#entry-{entry.pk}")
+    context = {"campaign": campaign, "entry": entry, "form": form, "active": "catalogue"}
+    return render(request, "campaign/catalogue_edit.html", context)
+
+
+@require_POST
+@login_required
+def catalogue_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Remove an entry from the catalogue; the log keeps the name."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    entry = _catalogue_entry(campaign, pk)
+    services.catalogue_entry_delete(entry=entry)
+    messages.success(request, _("%(name)s removed from the catalogue.") % {"name": entry.name})
+    return redirect("catalogue", slug=campaign.slug)
+
+
+# -- game sessions -----------------------------------------------------------------------
+
+
+def _back(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """To the page the form came from, when it is on this site; else to the board."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect("board", slug=campaign.slug)
+
+
+@require_POST
+@login_required
+def session_start(request: HttpRequest, slug: str) -> HttpResponse:
+    """Open the campaign's next game session (numbered automatically)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    form = SessionStartForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return _back(request, campaign)
+    try:
+        session = services.session_start(campaign=campaign, title=form.cleaned_data["title"])
+    except ValidationError as err:
+        for message in err.messages:
+            messages.error(request, message)
+    else:
+        messages.success(request, _("Session %(number)s started.") % {"number": session.number})
+    return _back(request, campaign)
+
+
+@require_POST
+@login_required
+def session_end(request: HttpRequest, slug: str) -> HttpResponse:
+    """End the open game session, with an optional recap."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    form = SessionEndForm(request.POST)
+    session = campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
+    if session is None:
+        messages.error(request, _("There is no open session to end."))
+        return _back(request, campaign)
+    form.is_valid()  # the recap is free text: always valid
+    try:
+        services.session_end(session=session, recap=form.cleaned_data.get("recap") or "")
+    except ValidationError as err:
+        for message in err.messages:
+            messages.error(request, message)
+    else:
+        messages.success(request, _("Session %(number)s ended.") % {"number": session.number})
+    return _back(request, campaign)
