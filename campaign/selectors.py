@@ -16,6 +16,7 @@ from .models import (
     Character,
     CharacterSnapshot,
     EventSnapshot,
+    GameSession,
     Membership,
     StateEvent,
 )
@@ -84,6 +85,94 @@ def state_at(
         snapshots = snapshots.filter(event__created_at__lte=at)
     latest = snapshots.order_by("-event__seq").only("state").first()
     return rules.public_state(latest.state if latest else rules.initial_state())
+
+
+def board_characters(*, campaign: Campaign) -> list[Character]:
+    """The PJ on the DJ's board (archived ones left out), with snapshot and player, by name."""
+    return list(
+        campaign.characters.filter(archived_at__isnull=True)
+        .select_related("snapshot", "player")
+        .order_by("name", "pk")
+    )
+
+
+def catalogue_by_name(*, campaign: Campaign) -> dict[str, CatalogueEntry]:
+    """The campaign's catalogue keyed by the names events and states use."""
+    return {entry.name: entry for entry in campaign.catalogue.all()}
+
+
+def open_session(*, campaign: Campaign) -> GameSession | None:
+    return campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
+
+
+def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
+    """The campaign's latest events, newest first, voided ones included (marked)."""
+    return list(
+        StateEvent.objects.filter(campaign=campaign)
+        .select_related("character", "actor", "void_by")
+        .order_by("-seq")[:limit]
+    )
+
+
+def latest_event(*, campaign: Campaign) -> StateEvent | None:
+    """The newest event that is not void: what "Deshacer" would void."""
+    return (
+        StateEvent.objects.filter(campaign=campaign, void_at__isnull=True)
+        .select_related("character")
+        .order_by("-seq")
+        .first()
+    )
+
+
+def current_round(*, campaign: Campaign, window: int = 200) -> int:
+    """Rounds since the last campaign-wide time that was not counted in rounds (0: none).
+
+    Reads at most `window` recent campaign-wide events, never the whole log.
+    """
+    rounds = 0
+    events = (
+        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
+        .order_by("-seq")
+        .values_list("event", flat=True)[:window]
+    )
+    for event in events:
+        if event.get("kind") != "time":
+            if event.get("kind") == "descanso":
+                break
+            continue
+        if "rounds" not in event:
+            break
+        rounds += event["rounds"] if isinstance(event["rounds"], int) else 0
+    return rounds
+
+
+def turn_end_missing(*, campaign: Campaign) -> list[Character]:
+    """PJ in Shock grave whose turn end was not recorded since the last round passed."""
+    in_shock = [
+        c
+        for c in board_characters(campaign=campaign)
+        if "grave" in c.snapshot.state["marks"]["shock"]
+    ]
+    if not in_shock:
+        return []
+    last_time = (
+        StateEvent.objects.filter(
+            campaign=campaign, character__isnull=True, void_at__isnull=True, event__kind="time"
+        )
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+    ) or 0
+    done = set(
+        StateEvent.objects.filter(
+            campaign=campaign,
+            character__in=in_shock,
+            seq__gt=last_time,
+            void_at__isnull=True,
+            event__kind="turn_end",
+        ).values_list("character_id", flat=True)
+    )
+    return [c for c in in_shock if c.pk not in done]
 
 
 def campaign_options_locked(*, campaign: Campaign) -> bool:

@@ -153,3 +153,19 @@ def _set_archived(*, character: Character, archived: bool) -> Character:
         character.save(update_fields=["archived_at"])
         change_record(campaign=campaign, kind=CampaignChange.Kind.CHARACTER, character=character)
     return character
+
+
+def character_secrets_set(
+    *, character: Character, add: list[str] | tuple = (), remove: list[str] | tuple = ()
+) -> Character:
+    """Mark names (Afección sources, E.Esp) as kept from the player, or show them again."""
+    with transaction.atomic():
+        campaign = lock(character.campaign)
+        character = Character.objects.get(pk=character.pk)
+        names = (set(character.secret_names or []) | set(add)) - set(remove)
+        if names == set(character.secret_names or []):
+            return character
+        character.secret_names = sorted(names)
+        character.save(update_fields=["secret_names"])
+        change_record(campaign=campaign, kind=CampaignChange.Kind.CHARACTER, character=character)
+    return character

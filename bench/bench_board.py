@@ -1,0 +1,211 @@
+"""Benchmark of the DJ's board: reading it and acting on it, measured as server time.
+
+Targets (the DJ's table issue), on this 2-core machine:
+- the board of 8 PJ in a campaign whose log holds 50,000 events: at most 12 SQL queries,
+  median server time <= 30 ms;
+- applying an event, request to rendered card: median <= 50 ms;
+- a party Descanso for 8 PJ: median <= 150 ms.
+
+Requests go through Django's test client in this process (no network): the time is what
+the server spends. The database is a throwaway SQLite file, or `DATABASE_URL` if set (it
+must point at an empty database that may be written to).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+_tmp = tempfile.TemporaryDirectory(prefix="zodiac-bench-board-")
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{_tmp.name}/bench.sqlite3")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ["DEBUG"] = "true"
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+import rules  # noqa: E402
+from campaign import services  # noqa: E402
+from campaign.models import (  # noqa: E402
+    Campaign,
+    CampaignChange,
+    CharacterSnapshot,
+    EventSnapshot,
+    StateEvent,
+)
+
+LOG_EVENTS = 50_000
+PARTY = 8
+BOARD_QUERIES = 12
+BOARD_MS = 30.0
+APPLY_MS = 50.0
+DESCANSO_MS = 150.0
+RUNS = 40
+
+
+def build_campaign() -> tuple[Campaign, list, object]:
+    """A campaign with 8 PJ and a 50,000-event log, written in bulk (states from the rules)."""
+    from django.contrib.auth import get_user_model
+
+    dj = get_user_model().objects.create_user("bench-dj", password="bench-password-1")
+    campaign = services.campaign_create(name="Bench", slug="bench", dj=dj)
+    party = [
+        services.character_create(
+            campaign=campaign,
+            name=f"PJ {n}",
+            attributes={"FUE": 3, "AGI": 3, "DES": 3, "VOL": 3},
+        )
+        for n in range(PARTY)
+    ]
+    options = campaign.rule_options()
+    states = {c.pk: c.snapshot.state for c in party}
+    rng = random.Random(5)
+    blows = [("heridas", "leve"), ("fatiga", "leve"), ("shock", "leve"), ("emocion", "leve")]
+    campaign.refresh_from_db()
+    seq = campaign.last_seq
+    batch_events, batch_snaps = [], []
+
+    def flush() -> None:
+        StateEvent.objects.bulk_create(batch_events)
+        EventSnapshot.objects.bulk_create(batch_snaps)
+        batch_events.clear()
+        batch_snaps.clear()
+
+    while seq < LOG_EVENTS:
+        seq += 1
+        if seq % 5 == 0:
+            event = {"kind": "time", "minutes": 2, "activity": "reposo", "calm": True}
+            targets = party
+        else:
+            target = party[rng.randrange(PARTY)]
+            state = states[target.pk]
+            if state["pending"]:
+                p = state["pending"][0]
+                event = {"kind": "save", "check": p["check"], "success": True}
+            else:
+                t, g = rng.choice(blows)
+                event = {"kind": "suffer", "type": t, "grade": g}
+                if t == "emocion":
+                    event["variant"] = "miedo"
+            targets = [target]
+        event["seed"] = seq
+        results = {}
+        for t in targets:
+            try:
+                results[t.pk] = rules.apply(states[t.pk], event, options)
+            except rules.RuleError:
+                results = None
+                break
+        if results is None:
+            seq -= 1
+            continue
+        record = StateEvent(
+            campaign=campaign,
+            character=None if len(targets) > 1 else targets[0],
+            seq=seq,
+            event=event,
+            effects={str(pk): fx for pk, (_s, fx) in results.items()},
+        )
+        batch_events.append(record)
+        for pk, (state, _fx) in results.items():
+            states[pk] = state
+            batch_snaps.append(EventSnapshot(event=record, character_id=pk, state=state))
+        if len(batch_events) >= 2000:
+            flush()
+    flush()
+    for pk, state in states.items():
+        CharacterSnapshot.objects.filter(character_id=pk).update(state=state, seq=seq)
+    Campaign.objects.filter(pk=campaign.pk).update(last_seq=seq)
+    campaign.refresh_from_db()
+    return campaign, party, dj
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def main() -> int:
+    print(f"database: {connection.vendor} ({settings.DATABASES['default']['NAME']})")
+    call_command("migrate", verbosity=0)
+    started = time.perf_counter()
+    campaign, party, dj = build_campaign()
+    print(
+        f"built a {campaign.last_seq}-event log for {PARTY} PJ in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    client = Client()
+    client.force_login(dj)
+    url = f"/c/{campaign.slug}/"
+    client.get(url)  # warm the template and translation caches
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, response.status_code
+    board_queries = len(queries)
+    samples = []
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        client.get(url)
+        samples.append(time.perf_counter() - t0)
+    board_ms = median_ms(samples)
+
+    hx = {"HX-Request": "true"}
+    samples = []
+    for i in range(RUNS):
+        pj = party[i % PARTY]
+        t0 = time.perf_counter()
+        response = client.post(
+            f"/c/{campaign.slug}/pj/{pj.pk}/accion/",
+            {"action": "suffer", "type_grade": "fatiga:leve", "key": f"a{i}"},
+            headers=hx,
+        )
+        samples.append(time.perf_counter() - t0)
+        assert response.status_code in (200, 422), response.status_code
+    apply_ms = median_ms(samples)
+
+    samples = []
+    for i in range(10):
+        # A day passes so that each Descanso counts (one per game day).
+        client.post(f"/c/{campaign.slug}/tiempo/", {"amount": "1", "unit": "days"}, headers=hx)
+        t0 = time.perf_counter()
+        response = client.post(f"/c/{campaign.slug}/descanso/", {"key": f"d{i}"}, headers=hx)
+        samples.append(time.perf_counter() - t0)
+        assert response.status_code == 200, response.content[:300]
+    descanso_ms = median_ms(samples)
+
+    print(
+        f"board of {PARTY} PJ, {campaign.last_seq} events: {board_queries} queries "
+        f"(target <= {BOARD_QUERIES}), median {board_ms:.1f} ms (target <= {BOARD_MS:.0f})"
+    )
+    print(f"apply one event, request to card: median {apply_ms:.1f} ms (target <= {APPLY_MS:.0f})")
+    print(
+        f"party Descanso for {PARTY} PJ: median {descanso_ms:.1f} ms (target <= {DESCANSO_MS:.0f})"
+    )
+    print(f"changes recorded: {CampaignChange.objects.filter(campaign=campaign).count()}")
+    ok = (
+        board_queries <= BOARD_QUERIES
+        and board_ms <= BOARD_MS
+        and apply_ms <= APPLY_MS
+        and descanso_ms <= DESCANSO_MS
+    )
+    print("OK" if ok else "MISSED A TARGET")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

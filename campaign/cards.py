@@ -1,0 +1,310 @@
+"""The condition card of a PJ as templates show it: the engine's state in the table's words.
+
+Pure presentation: takes a PJ and its public state (selectors give both) and returns plain
+data in the active language. The DJ's board and the player's sheet share it; `for_player`
+leaves out what the DJ keeps secret.
+"""
+
+from dataclasses import dataclass, field
+
+from django.utils import translation
+
+from rules import texts
+from rules.vocab import CHECKS, GRADES, OBSTACULO, TYPES
+
+from .models import Character
+
+DAY = 86400
+
+# The rules a card links for each type (its effect, overflow and recovery).
+TYPE_RULES = {
+    "heridas": ("R4", "R5", "R6"),
+    "fatiga": ("R8", "R9", "R10"),
+    "shock": ("R11", "R12", "R13"),
+    "emocion": ("R14", "R16", "R17"),
+    "afeccion": ("R18", "R19"),
+}
+CHECK_RULE = {name: rule for name, (_attribute, _optional, rule) in CHECKS.items()}
+ATTRIBUTES = ("FUE", "AGI", "DES", "VOL")
+
+
+def lang() -> str:
+    return (translation.get_language() or "es")[:2]
+
+
+def clock_parts(seconds: int) -> dict:
+    """Day (from 1), hours and minutes of a game clock in seconds."""
+    day, rest = divmod(int(seconds), DAY)
+    return {"day": day + 1, "hh": rest // 3600, "mm": rest % 3600 // 60, "ss": rest % 60}
+
+
+@dataclass
+class Box:
+    grade: str
+    label: str
+    marked: bool
+    active: bool
+    ask: str = ""  # the choice applying this grade needs first (board.ask), if any
+
+
+@dataclass
+class TypeRow:
+    type: str
+    label: str
+    boxes: list[Box]
+    active: str | None
+    title: str = ""
+    effect: str = ""
+    ends: str = ""
+    rules: tuple[str, ...] = ()
+    obstaculo: int = 0
+
+
+@dataclass
+class Chip:
+    name: str
+    label: str
+    effect: str = ""
+    secret: bool = False
+    removable: bool = True  # False for E.Esp the engine derives (Shock, sleep)
+
+
+@dataclass
+class PendingCheck:
+    check: str
+    label: str
+    attribute: str
+    score: int | None
+    optional: bool
+    rule: str
+    success: str
+    fail: str
+
+
+@dataclass
+class Card:
+    character: Character
+    state: dict
+    can_act: bool
+    asleep: bool
+    rows: list[TypeRow]
+    specials: list[Chip]
+    afflictions: list[Chip]
+    phase: str | None
+    pending: list[PendingCheck]
+    modifiers: list[tuple[str, int]]
+    flee: list[tuple[str, int]]
+    fight: list[tuple[str, int]]
+    emotion_cause: str | None
+    clock: dict
+    medicine_obstacle: int
+    shock_grave: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def has_modifiers(self) -> bool:
+        return any(value for _key, value in self.modifiers)
+
+    @property
+    def marked_rows(self) -> list[TypeRow]:
+        return [row for row in self.rows if row.active]
+
+
+DERIVED = ("desprevenido", "inconsciente", "dormido")
+
+
+def _ask(type_: str, grade: str, especificos: bool) -> str:
+    """Which second tap applying `type_` at `grade` needs (a variant, a source...)."""
+    if type_ == "emocion" and grade in ("leve", "grave"):
+        return f"emocion-{grade}"
+    if type_ == "afeccion":
+        return "afeccion"
+    if type_ == "heridas" and grade == "persistente" and especificos:
+        return "especifico"
+    return ""
+
+
+def build(
+    character: Character,
+    state: dict,
+    *,
+    catalogue: dict[str, object] | None = None,
+    for_player: bool = False,
+    especificos: bool = False,
+) -> Card:
+    """The card of `character` in `state` (public SPEC §8 keys), in the active language.
+
+    `catalogue` maps names to CatalogueEntry rows, for the effect text of E.Esp, diseases
+    and poisons; `for_player` drops the names the DJ marked secret.
+    """
+    code = lang()
+    catalogue = catalogue or {}
+    secret = set(character.secret_names or [])
+    rows = []
+    for type_ in TYPES:
+        marked = state["marks"][type_]
+        active = state["active"][type_]
+        boxes = [
+            Box(
+                g,
+                texts.GRADE_LABELS[g][code],
+                g in marked,
+                g == active,
+                _ask(type_, g, especificos),
+            )
+            for g in GRADES
+        ]
+        row = TypeRow(type_, texts.TYPE_LABELS[type_][code], boxes, active)
+        if active:
+            variant = state["emotion"][active] if type_ == "emocion" else None
+            shown = texts.card(type_, active, variant, lang=code)
+            row.title, row.effect, row.ends = shown["title"], shown["effect"], shown["ends"]
+            row.rules = TYPE_RULES[type_]
+            if type_ in ("heridas", "fatiga"):
+                row.obstaculo = OBSTACULO[active]
+        rows.append(row)
+
+    afflictions = set(state["afflictions"])
+    phase = state["active"]["afeccion"]
+    given = set(state.get("engine", {}).get("specials", [])) if "engine" in state else None
+    specials = []
+    for name in state["specials"]:
+        if name in afflictions:
+            continue
+        if for_player and name in secret:
+            continue
+        entry = catalogue.get(name)
+        effect = getattr(entry, "effect", "") or (
+            texts.SPECIALS[name][code]["effect"] if name in texts.SPECIALS else ""
+        )
+        removable = name in given if given is not None else name not in DERIVED
+        specials.append(
+            Chip(name, texts.special_label(name, code), effect, name in secret, removable)
+        )
+    affliction_chips = []
+    for name in state["afflictions"]:
+        if for_player and name in secret:
+            continue
+        entry = catalogue.get(name)
+        effect = ""
+        if entry is not None and phase:
+            effect = getattr(entry, f"effect_{phase}", "") or getattr(entry, "effect", "")
+        affliction_chips.append(Chip(name, texts.special_label(name, code), effect, name in secret))
+
+    scores = character.attributes or {}
+    pending = []
+    for p in state["pending"]:
+        text = texts.check_text(p["check"], code)
+        pending.append(
+            PendingCheck(
+                check=p["check"],
+                label=text["label"],
+                attribute=p["attribute"],
+                score=scores.get(p["attribute"]),
+                optional=p["optional"],
+                rule=CHECK_RULE[p["check"]],
+                success=text["success"],
+                fail=text["fail"],
+            )
+        )
+    modifiers = [(k, state["modifiers"][k]) for k in (*ATTRIBUTES, "otro")]
+    return Card(
+        character=character,
+        state=state,
+        can_act=state["can_act"],
+        asleep=state["asleep"],
+        rows=rows,
+        specials=specials,
+        afflictions=affliction_chips,
+        phase=phase,
+        pending=pending,
+        modifiers=modifiers,
+        flee=list(state["modifiers_flee"].items()),
+        fight=list(state["modifiers_fight"].items()),
+        emotion_cause=state["emotion"]["grave_cause"],
+        clock=clock_parts(state["clock"]),
+        medicine_obstacle=state["medicine_obstacle"],
+        shock_grave="grave" in state["marks"]["shock"],
+    )
+
+
+INTENTS = ("normal", "flee", "fight")
+CAP = -3
+
+
+def modifier_breakdown(data, characters: list[Character]) -> dict | None:
+    """R20/R21 for one action: each source of Obstáculo or Facilidad, the sum and the cap.
+
+    `data` holds pj (a PJ's pk), attribute, intent (normal, flee, fight) and situational
+    (a whole number, e.g. -1 or +2). None when no PJ is chosen yet.
+    """
+    from django.core.exceptions import ValidationError
+    from django.utils.translation import gettext as _
+
+    from rules.state import emotion_modifiers
+
+    pk = (data.get("pj") or "").strip()
+    if not pk:
+        return None
+    character = next((c for c in characters if str(c.pk) == pk), None)
+    if character is None:
+        raise ValidationError(_("Choose a PJ of this campaign."))
+    attribute = (data.get("attribute") or "FUE").strip().upper()
+    if attribute not in (*ATTRIBUTES, "INT", "OTRO"):
+        raise ValidationError(_("Choose an attribute."))
+    intent = (data.get("intent") or "normal").strip()
+    if intent not in INTENTS:
+        raise ValidationError(_("Choose normal, flee or fight."))
+    raw = (data.get("situational") or "0").strip().replace("+", "").replace("−", "-")
+    try:
+        situational = int(raw or "0")
+    except ValueError:
+        raise ValidationError(
+            _("The situational modifier is a whole number, e.g. -1 or 2.")
+        ) from None
+    if not -10 <= situational <= 10:
+        raise ValidationError(_("The situational modifier must be between -10 and 10."))
+    state = character.snapshot.state
+    active = state["active"]
+    code = lang()
+    lines = []
+    if active["heridas"] and attribute in ("FUE", "AGI", "DES"):
+        lines.append(
+            (
+                texts.card("heridas", active["heridas"], lang=code)["title"],
+                "R4",
+                OBSTACULO[active["heridas"]],
+            )
+        )
+    if active["fatiga"]:
+        lines.append(
+            (
+                texts.card("fatiga", active["fatiga"], lang=code)["title"],
+                "R9",
+                OBSTACULO[active["fatiga"]],
+            )
+        )
+    if active["emocion"]:
+        variant = state["emotion"][active["emocion"]]
+        other, flee, fight = emotion_modifiers(active["emocion"], state["emotion"]["grave"])
+        value = other
+        if attribute in ("FUE", "VOL") and intent == "flee":
+            value = flee
+        elif attribute in ("FUE", "VOL") and intent == "fight":
+            value = fight
+        if value:
+            title = texts.card("emocion", active["emocion"], variant, lang=code)["title"]
+            lines.append((title, "R16", value))
+    if situational:
+        lines.append((_("Situational"), "", situational))
+    total = sum(value for _label, _rule, value in lines)
+    return {
+        "character": character,
+        "attribute": attribute,
+        "intent": intent,
+        "situational": situational,
+        "lines": lines,
+        "raw": total,
+        "total": max(CAP, total),
+        "capped": total < CAP,
+    }

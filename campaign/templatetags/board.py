@@ -1,0 +1,53 @@
+"""Template helpers of the DJ's board."""
+
+import uuid
+
+from django import template
+from django.utils.html import format_html
+
+register = template.Library()
+
+
+@register.simple_tag
+def form_key() -> str:
+    """A hidden idempotency key, fresh for each rendered form: a double tap sends the same
+    key twice and the second is recorded as nothing."""
+    return format_html('<input type="hidden" name="key" value="{}">', uuid.uuid4().hex)
+
+
+@register.filter
+def signed(value: int) -> str:
+    """+1, 0, -3 as a modifier is read at the table (with a real minus sign)."""
+    if not isinstance(value, int) or value == 0:
+        return "0"
+    return f"+{value}" if value > 0 else f"−{-value}"
+
+
+@register.filter
+def two(value: int) -> str:
+    return f"{int(value):02d}"
+
+
+@register.filter
+def special(name: str) -> str:
+    """An E.Esp, disease or poison name as the table reads it."""
+    from campaign.cards import lang
+    from rules.texts import special_label
+
+    return special_label(str(name), lang())
+
+
+@register.filter
+def event_words(event: dict) -> str:
+    """What an event did, in a few words."""
+    from campaign.trail import event_label
+
+    return event_label(event)
+
+
+@register.filter
+def sign(value: int) -> str:
+    """ "neg", "pos" or "zero": a class name for colouring a modifier."""
+    if not isinstance(value, int) or value == 0:
+        return "zero"
+    return "pos" if value > 0 else "neg"

@@ -1,0 +1,175 @@
+"""Events in words: what was done, and the rule trail it set off, for toasts and the audit.
+
+The trail comes from rules.texts.chain (our own wording); here every rule number in it
+becomes a link to its explanation on the rules page.
+"""
+
+import re
+
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from rules import texts
+
+from .cards import lang
+from .models import StateEvent
+from .reference import rule_url
+
+_RULE = re.compile(r"(?<![\w])(R[1-9]\d?)(?![\w])")
+
+
+def linked(text: str) -> SafeString:
+    """Escape `text` and link every rule number in it to the rules page."""
+
+    def link(match: re.Match) -> str:
+        rule = match.group(1)
+        try:
+            return f'<a class="rule" href="{rule_url(rule)}">{rule}</a>'
+        except ValueError:
+            return rule
+
+    return mark_safe(_RULE.sub(link, str(escape(text))))
+
+
+def _amount(event: dict) -> str:
+    """ "3 rounds", "10 min", "1 day": the time an event passes."""
+    for unit in ("rounds", "minutes", "hours", "days"):
+        if unit in event:
+            n = event[unit]
+            count = n if isinstance(n, int) else 2
+            if unit == "rounds":
+                return ngettext("%(n)s round", "%(n)s rounds", count) % {"n": n}
+            if unit == "minutes":
+                return _("%(n)s min") % {"n": n}
+            if unit == "hours":
+                return _("%(n)s h") % {"n": n}
+            return ngettext("%(n)s day", "%(n)s days", count) % {"n": n}
+    return ""
+
+
+def event_label(event: dict) -> str:
+    """The action an event records, in a few words of the active language."""
+    code = lang()
+    kind = event.get("kind")
+    if kind == "suffer":
+        try:
+            return texts.card(event["type"], event["grade"], event.get("variant"), lang=code)[
+                "title"
+            ]
+        except KeyError:
+            return _("Suffers %(what)s") % {"what": f"{event.get('type')} {event.get('grade')}"}
+    if kind in ("heal", "surgery"):
+        what = _("Curación") if kind == "heal" else _("Cirugía")
+        if event.get("success") is False:
+            what = _("%(what)s (failed)") % {"what": what}
+        if event.get("healer"):
+            what = _("%(what)s by %(healer)s") % {"what": what, "healer": event["healer"]}
+        return what
+    if kind == "save":
+        try:
+            label = texts.check_text(event["check"], code)["label"]
+        except KeyError:
+            label = str(event.get("check"))
+        result = _("success") if event.get("success") else _("failure")
+        if isinstance(event.get("ts_roll"), int):
+            return _("%(check)s: rolled %(die)s → %(result)s") % {
+                "check": label,
+                "die": event["ts_roll"],
+                "result": result,
+            }
+        return f"{label}: {result}"
+    if kind == "dismiss":
+        try:
+            label = texts.check_text(event["check"], code)["label"]
+        except KeyError:
+            label = str(event.get("check"))
+        return _("Dismissed: %(check)s") % {"check": label}
+    if kind == "time":
+        amount = _amount(event)
+        activity = event.get("activity")
+        if activity and activity != "activo":
+            amount += f" ({activity}{', ' + _('calm') if event.get('calm') else ''})"
+        return "+" + amount
+    if kind == "descanso":
+        return _("Descanso (8 h of sleep)")
+    if kind == "sleep":
+        hours = event.get("hours")
+        text = _("Falls asleep for %(h)s h") % {"h": hours} if hours else _("Falls asleep")
+        if event.get("descanso") is False:
+            text += " · " + _("cannot count as a Descanso")
+        return text
+    if kind == "wake":
+        return _("Woken by force") if event.get("forced") else _("Wakes up")
+    if kind == "turn_end":
+        return _("End of turn")
+    if kind == "safe":
+        return _("No longer exposed to the cause")
+    if kind == "progress":
+        return _("The Afección moves on a phase")
+    if kind == "recover":
+        try:
+            title = texts.card(event["type"], event["grade"], lang=code)["title"]
+        except KeyError:
+            title = f"{event.get('type')} {event.get('grade')}"
+        return _("Recovers %(what)s") % {"what": title}
+    if kind == "special":
+        name = texts.special_label(str(event.get("name")), code)
+        return (_("Gains %(name)s") if event.get("on") else _("Loses %(name)s")) % {"name": name}
+    if kind == "attributes":
+        scores = event.get("scores") or {}
+        return _("Scores: %(scores)s") % {
+            "scores": ", ".join(f"{k} {v}" for k, v in sorted(scores.items()))
+        }
+    if kind == "start":
+        return _("Joins the campaign")
+    return str(kind)
+
+
+def trail_text(effects: list[dict]) -> str:
+    """The rule trail of one PJ's effects, as plain text."""
+    text = texts.chain(effects, lang())
+    return text.removeprefix("→ ").strip()
+
+
+def _notable(effects: list[dict]) -> bool:
+    """Whether a campaign-wide event did something to this PJ worth a line."""
+    return any(e.get("rule") != "base" for e in effects)
+
+
+def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) -> dict:
+    """A toast for a recorded event: {"title", "lines": [(who, trail html)], "text"}."""
+    label = event_label(record.event)
+    if roll is not None:
+        die, score = roll
+        label += " " + _("(1d6 = %(die)s against %(score)s)") % {"die": die, "score": score}
+    who = record.character.name if record.character_id else _("Everyone")
+    lines = []
+    names = {}
+    if record.character_id:
+        names[str(record.character_id)] = record.character.name
+    else:
+        from .models import Character
+
+        names = {
+            str(pk): name
+            for pk, name in Character.objects.filter(
+                pk__in=[int(k) for k in record.effects]
+            ).values_list("pk", "name")
+        }
+    for pk, effects in record.effects.items():
+        if record.character_id is None and not _notable(effects):
+            continue
+        text = trail_text(effects)
+        if text:
+            lines.append((names.get(pk, "?"), linked(text)))
+    title = format_html("{}: {}", who, label)
+    plain = f"{who}: {label}"
+    if lines:
+        plain += " — " + " · ".join(f"{name}: {str(html)}" for name, html in lines)
+    return {"title": title, "lines": lines, "text": _strip_tags(plain)}
+
+
+def _strip_tags(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text)

@@ -1,0 +1,472 @@
+"""The DJ's table: the board of condition cards, and every action taken from it.
+
+A view parses the tap (campaign.forms), records the event (campaign.services; the rules
+decide) and answers with the fresh card plus out-of-band pieces (toast, clock, recent
+events). htmx requests get fragments; plain form posts are redirected to the board.
+Only the campaign's DJ reaches any of this: everyone else gets 404.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget
+
+import rules
+from rules import RuleError
+from rules.vocab import ESPECIFICOS
+
+from .. import cards, forms, selectors, services
+from ..access import campaign_for_dj, character_for_dj
+from ..cards import modifier_breakdown
+from ..models import Campaign, CatalogueEntry, Character, StateEvent
+from ..trail import event_label, event_summary
+
+TEMPLATE = "campaign/board.html"
+ASK_KINDS = ("emocion-leve", "emocion-grave", "afeccion", "especifico", "heal", "surgery", "more")
+
+
+# -- reading -----------------------------------------------------------------------------
+
+TIME_BUTTONS = (
+    (1, "minutes", "+1 min"),
+    (10, "minutes", "+10 min"),
+    (1, "hours", "+1 h"),
+)
+ATTRIBUTE_CHOICES = ("FUE", "AGI", "DES", "VOL", "INT", "OTRO")
+
+
+def _build(campaign: Campaign, character: Character, catalogue: dict) -> cards.Card:
+    # The stored state (engine key included) tells given E.Esp from derived ones.
+    return cards.build(
+        character,
+        character.snapshot.state,
+        catalogue=catalogue,
+        especificos=campaign.especificos,
+    )
+
+
+def _panels(campaign: Campaign, characters: list[Character]) -> dict:
+    """The clock, the undo button and recent events: what every action refreshes."""
+    clock = max((c.snapshot.state["clock"] for c in characters), default=0)
+    recent = selectors.recent_events(campaign=campaign)
+    return {
+        "campaign": campaign,
+        "characters": characters,
+        "clock": cards.clock_parts(clock),
+        "round": selectors.current_round(campaign=campaign) + 1,
+        "recent": recent,
+        "latest": next((e for e in recent if not e.is_void), None),
+        "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
+        "attribute_choices": ATTRIBUTE_CHOICES,
+    }
+
+
+def _board_context(request: HttpRequest, campaign: Campaign) -> dict:
+    characters = selectors.board_characters(campaign=campaign)
+    catalogue = selectors.catalogue_by_name(campaign=campaign)
+    return {
+        **_panels(campaign, characters),
+        "cards": [_build(campaign, c, catalogue) for c in characters],
+        "session": selectors.open_session(campaign=campaign),
+    }
+
+
+def _state(character: Character) -> dict:
+    """A PJ's public state from the snapshot already loaded with it."""
+    return rules.public_state(character.snapshot.state)
+
+
+def _card(campaign: Campaign, character: Character) -> cards.Card:
+    return _build(campaign, character, selectors.catalogue_by_name(campaign=campaign))
+
+
+@require_GET
+@login_required
+def board(request: HttpRequest, slug: str) -> HttpResponse:
+    """The DJ's dashboard: every PJ's card, the clock, the time bar, recent events."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    return render(request, TEMPLATE, _board_context(request, campaign))
+
+
+@require_GET
+@login_required
+def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """One PJ's card, for a live refresh."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    return _render_card(campaign, character)
+
+
+@require_GET
+@login_required
+def panels(request: HttpRequest, slug: str) -> HttpResponse:
+    """The clock bar and recent events, for a live refresh."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    characters = selectors.board_characters(campaign=campaign)
+    context = {**_panels(campaign, characters), "oob": True, "live": True}
+    return render(request, TEMPLATE + "#oob", context)
+
+
+def _render_card(
+    request: HttpRequest,
+    campaign: Campaign,
+    character: Character,
+    *,
+    error: str = "",
+    status: int = 200,
+    toast: dict | None = None,
+) -> HttpResponse:
+    """One card; after an action, also the clock, undo, recent events and the toast (oob)."""
+    characters = selectors.board_characters(campaign=campaign)
+    character = next((c for c in characters if c.pk == character.pk), None) or (
+        Character.objects.select_related("snapshot", "player").get(pk=character.pk)
+    )
+    context = {
+        **_panels(campaign, characters),
+        "card": _card(campaign, character),
+        "error": error,
+        "toast": toast,
+        "oob": toast is not None,
+    }
+    html = render_to_string(TEMPLATE + "#card", context, request)
+    if toast is not None:
+        html += render_to_string(TEMPLATE + "#oob", context, request)
+    return HttpResponse(html, status=status)
+
+
+# -- acting on one PJ --------------------------------------------------------------------
+
+
+def _key(request: HttpRequest) -> str:
+    key = (request.POST.get("key") or "").strip()
+    return f"{request.user.pk}:{key}"[:100] if key else ""
+
+
+def _record(
+    request: HttpRequest,
+    campaign: Campaign,
+    action: forms.Action,
+    character: Character | None,
+) -> StateEvent:
+    with transaction.atomic():
+        record = services.event_record(
+            campaign=campaign,
+            character=character,
+            event=action.event,
+            actor=request.user,
+            idempotency_key=_key(request),
+            secret=bool(action.secret_names),
+        )
+        if action.secret_names and character is not None:
+            services.character_secrets_set(character=character, add=action.secret_names, remove=())
+    return record
+
+
+def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> forms.Action:
+    data = request.POST
+    action = data.get("action", "")
+    if action == "suffer":
+        return forms.suffer_event(data, especificos=campaign.especificos)
+    if action in ("heal", "surgery"):
+        healers = selectors.board_characters(campaign=campaign)
+        return forms.Action(
+            forms.treatment_event(data, kind=action, character=character, healers=healers)
+        )
+    if action == "roll":
+        return forms.roll_save(check=forms.check_name(data), character=character)
+    if action in ("success", "failure"):
+        check = forms.check_name(data)
+        return forms.Action({"kind": "save", "check": check, "success": action == "success"})
+    if action == "dismiss":
+        return forms.Action({"kind": "dismiss", "check": forms.check_name(data)})
+    if action in ("safe", "turn_end"):
+        return forms.Action({"kind": action})
+    if action == "progress":
+        return forms.Action({"kind": "progress", "type": "afeccion"})
+    if action in ("wake", "wake_forced"):
+        return forms.Action({"kind": "wake", "forced": action == "wake_forced"})
+    if action == "sleep":
+        return forms.Action(forms.sleep_event(data))
+    if action == "recover":
+        return forms.Action(forms.recover_event(data))
+    if action == "special":
+        return forms.special_event(data)
+    if action == "time":
+        return forms.Action(forms.time_event(data))
+    raise UnknownAction(action)
+
+
+class UnknownAction(ValueError):
+    pass
+
+
+@require_POST
+@login_required
+def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Record one event for one PJ from a tap on its card."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    try:
+        action = _parse(request, campaign, character)
+        record = _record(request, campaign, action, character)
+    except UnknownAction:
+        return _refuse(request, campaign, character, _("Unknown action."), status=400)
+    except ValidationError as err:
+        return _refuse(request, campaign, character, " ".join(err.messages), status=422)
+    except RuleError as err:
+        return _refuse(request, campaign, character, err.message(_lang()), status=422)
+    toast = event_summary(record, roll=action.roll)
+    if not request.htmx:
+        messages.success(request, toast["text"])
+        return redirect("board", slug=campaign.slug)
+    return _render_card(request, campaign, character, toast=toast)
+
+
+def _lang() -> str:
+    return cards.lang()
+
+
+def _refuse(
+    request: HttpRequest, campaign: Campaign, character: Character, message: str, *, status: int
+) -> HttpResponse:
+    """Nothing was recorded: show why on the card (htmx) or on the board."""
+    if not request.htmx:
+        messages.error(request, message)
+        return redirect("board", slug=campaign.slug)
+    return _render_card(request, campaign, character, error=message, status=status)
+
+
+@require_POST
+@login_required
+def secret(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Keep an E.Esp or Afección source from the player, or show it again."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    name = (request.POST.get("name") or "").strip()
+    hide = request.POST.get("hide") == "1"
+    state = _state(character)
+    if name not in state["specials"]:
+        return _refuse(request, campaign, character, _("That name is not on this PJ."), status=422)
+    services.character_secrets_set(
+        character=character, add=[name] if hide else [], remove=[] if hide else [name]
+    )
+    if not request.htmx:
+        return redirect("board", slug=campaign.slug)
+    return _render_card(campaign, character)
+
+
+@require_GET
+@login_required
+def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
+    """The second tap: the choice an action needs (variant, source, healer...)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    if kind not in ASK_KINDS:
+        return HttpResponseBadRequest(_("Unknown action."))
+    characters = selectors.board_characters(campaign=campaign)
+    catalogue = selectors.catalogue_by_name(campaign=campaign)
+    context = {
+        **_panels(campaign, characters),
+        "card": _build(campaign, character, catalogue),
+        "ask": kind,
+        "grade": request.GET.get("grade", "leve"),
+        "sources": [e for e in catalogue.values() if e.kind != CatalogueEntry.Kind.ESPECIAL],
+        "healers": [c for c in characters if c.pk != character.pk],
+        "especificos": ESPECIFICOS,
+        "regeneracion": "regeneracion" in (character.powers or []),
+        "special_names": sorted(
+            name for name, e in catalogue.items() if e.kind == CatalogueEntry.Kind.ESPECIAL
+        ),
+    }
+    template = TEMPLATE + ("#more" if kind == "more" else "#ask")
+    if not request.htmx:
+        template = "campaign/board_ask.html"
+    return render(request, template, context)
+
+
+# -- acting on the whole party -----------------------------------------------------------
+
+
+def _render_board_part(
+    request: HttpRequest,
+    campaign: Campaign,
+    *,
+    toast: dict | None = None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """Every card and the panels: the answer to a campaign-wide action."""
+    context = _board_context(request, campaign)
+    context.update({"toast": toast, "error": error, "oob": True})
+    html = render_to_string(TEMPLATE + "#cards", context, request)
+    html += render_to_string(TEMPLATE + "#oob", context, request)
+    return HttpResponse(html, status=status)
+
+
+def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status: int):
+    if not request.htmx:
+        messages.error(request, message)
+        return redirect("board", slug=campaign.slug)
+    context = {"campaign": campaign, "error": message}
+    response = render(request, TEMPLATE + "#alert", context, status=status)
+    return reswap(retarget(response, "#board-alert"), "innerHTML")
+
+
+def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) -> HttpResponse:
+    toast = toasts[-1] if toasts else None
+    if toast is not None and len(toasts) > 1:
+        toast = {**toast, "before": toasts[:-1]}
+    if not request.htmx:
+        for t in toasts:
+            messages.success(request, t["text"])
+        return redirect("board", slug=campaign.slug)
+    return _render_board_part(request, campaign, toast=toast)
+
+
+def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suffix: str = ""):
+    key = _key(request)
+    return services.event_record(
+        campaign=campaign,
+        event=event,
+        actor=request.user,
+        idempotency_key=f"{key}{key_suffix}"[:100] if key else "",
+    )
+
+
+@require_POST
+@login_required
+def party_time(request: HttpRequest, slug: str) -> HttpResponse:
+    """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    try:
+        event = forms.time_event(request.POST)
+        record = _party_record(request, campaign, event)
+    except ValidationError as err:
+        return _party_refuse(request, campaign, " ".join(err.messages), 422)
+    except RuleError as err:
+        return _party_refuse(request, campaign, _party_error(err), 422)
+    return _party_done(request, campaign, [event_summary(record)])
+
+
+def _party_error(err: RuleError) -> str:
+    """A campaign-wide refusal names the PJ (the note event_record adds) and the reason."""
+    notes = [n.removeprefix("PJ: ") for n in getattr(err, "__notes__", [])]
+    message = err.message(_lang())
+    return f"{', '.join(notes)}: {message}" if notes else message
+
+
+@require_POST
+@login_required
+def next_round(request: HttpRequest, slug: str) -> HttpResponse:
+    """A round passes. A PJ in Shock grave whose turn end was not recorded gets it first,
+    so its end-of-turn TS VOL is never skipped; the toast says so."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    toasts = []
+    try:
+        with transaction.atomic():
+            for character in selectors.turn_end_missing(campaign=campaign):
+                record = services.event_record(
+                    campaign=campaign,
+                    character=character,
+                    event={"kind": "turn_end"},
+                    actor=request.user,
+                    idempotency_key=f"{_key(request)}:t{character.pk}"[:100]
+                    if _key(request)
+                    else "",
+                )
+                toasts.append(event_summary(record))
+            record = _party_record(request, campaign, {"kind": "time", "rounds": 1})
+            toasts.append(event_summary(record))
+    except RuleError as err:
+        return _party_refuse(request, campaign, _party_error(err), 422)
+    return _party_done(request, campaign, toasts)
+
+
+@require_POST
+@login_required
+def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
+    """The whole party sleeps 8 hours: a Descanso for each PJ (one per game day)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    try:
+        record = _party_record(request, campaign, {"kind": "descanso"})
+    except RuleError as err:
+        return _party_refuse(request, campaign, _party_error(err), 422)
+    return _party_done(request, campaign, [event_summary(record)])
+
+
+@require_POST
+@login_required
+def undo(request: HttpRequest, slug: str) -> HttpResponse:
+    """Void the campaign's latest event ("Deshacer"), if it is still the one the page showed."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    latest = selectors.latest_event(campaign=campaign)
+    expected = request.POST.get("seq", "")
+    if latest is None:
+        return _party_refuse(request, campaign, _("There is nothing to undo."), 409)
+    if expected and expected != str(latest.seq):
+        return _party_refuse(
+            request,
+            campaign,
+            _("The latest event changed meanwhile (now #%(seq)s): look again before undoing.")
+            % {"seq": latest.seq},
+            409,
+        )
+    return _void(request, campaign, latest, _("Undone from the board"))
+
+
+@require_POST
+@login_required
+def void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+    """Void any event of the log, with a reason."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    event = StateEvent.objects.filter(campaign=campaign, seq=seq).select_related("character")
+    event = event.first()
+    if event is None:
+        return _party_refuse(request, campaign, _("No such event."), 404)
+    reason = " ".join((request.POST.get("reason") or "").split())[:500]
+    if not reason:
+        return _party_refuse(request, campaign, _("Say why the event is voided."), 422)
+    return _void(request, campaign, event, reason)
+
+
+def _void(request: HttpRequest, campaign: Campaign, event: StateEvent, reason: str):
+    try:
+        services.event_void(event=event, actor=request.user, reason=reason)
+    except services.EventVoidRefused as refused:
+        return _party_refuse(request, campaign, refused.message(_lang()), 409)
+    except ValidationError as err:
+        return _party_refuse(request, campaign, " ".join(err.messages), 409)
+    who = event.character.name if event.character_id else _("Everyone")
+    text = _("Undone: #%(seq)s %(who)s: %(what)s") % {
+        "seq": event.seq,
+        "who": who,
+        "what": event_label(event.event),
+    }
+    return _party_done(request, campaign, [{"title": text, "lines": [], "text": text}])
+
+
+@require_GET
+@login_required
+def calculator(request: HttpRequest, slug: str) -> HttpResponse:
+    """The modifier of one action: PJ, attribute, intent and situational modifiers."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    characters = selectors.board_characters(campaign=campaign)
+    context = {
+        "campaign": campaign,
+        "characters": characters,
+        "attribute_choices": ATTRIBUTE_CHOICES,
+    }
+    try:
+        context["result"] = modifier_breakdown(request.GET, characters)
+    except ValidationError as err:
+        context["calc_error"] = " ".join(err.messages)
+    template = TEMPLATE + "#calculator" if request.htmx else TEMPLATE
+    if not request.htmx:
+        context = {**_board_context(request, campaign), **context}
+    return render(request, template, context)

@@ -1,0 +1,688 @@
+"""The DJ's board: every action through the Django client, its errors and its permissions."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaign import services
+from campaign.models import Campaign, CampaignChange, StateEvent
+from campaign.selectors import character_state
+from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
+
+HX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def dj_client(client, dj):
+    client.force_login(dj)
+    return client
+
+
+def act(client, campaign, pj, **data):
+    return client.post(reverse("act", args=[campaign.slug, pj.pk]), data, headers=HX)
+
+
+def events(campaign, **filters) -> list[dict]:
+    return [e.event for e in StateEvent.objects.filter(campaign=campaign, **filters)]
+
+
+def last(campaign) -> StateEvent:
+    return StateEvent.objects.filter(campaign=campaign).order_by("-seq").first()
+
+
+# -- the page ---------------------------------------------------------------------------
+
+
+def test_the_board_shows_one_card_per_pj_named_after_it(dj_client, campaign, aiko, kenji):
+    services.character_archive(character=kenji)
+
+    html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert re.search(rf'<article[^>]*aria-labelledby="pj-{aiko.pk}-name"', html)
+    assert f'id="pj-{aiko.pk}-name">Aiko<' in html
+    assert "Kenji" not in html.split('id="cards"')[1].split("</section>")[0]
+    assert 'aria-label="Heridas leve"' in html
+    assert 'aria-label="Fatiga grave"' in html
+    assert "Día 1" in html and "Ronda 1" in html
+
+
+def test_a_pj_that_cannot_act_says_so_and_its_active_state_links_its_rules(
+    dj_client, campaign, aiko
+):
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="grave")
+
+    html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert "no puede actuar" in html
+    assert 'href="/reglas/#R13"' in html
+    assert "Shock Grave" in html
+
+
+def test_the_board_reads_few_queries_whatever_the_log_and_party_size(
+    dj_client, campaign, django_assert_max_num_queries
+):
+    party = [CharacterFactory(campaign=campaign, name=f"PJ {n}") for n in range(8)]
+    for i in range(30):
+        services.event_record(
+            campaign=campaign,
+            character=party[i % 8],
+            event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+        )
+        services.event_record(campaign=campaign, event={"kind": "time", "rounds": 1})
+
+    with django_assert_max_num_queries(12):
+        response = dj_client.get(reverse("board", args=["kiso"]))
+
+    assert response.status_code == 200
+    assert response.content.decode().count('class="pj-card') == 8
+
+
+# -- permissions ------------------------------------------------------------------------
+
+GETS = [
+    ("board", []),
+    ("board_panels", []),
+    ("calculator", []),
+    ("card", ["pj"]),
+    ("ask", ["pj", "heal"]),
+]
+POSTS = [
+    ("act", ["pj"]),
+    ("secret", ["pj"]),
+    ("next_round", []),
+    ("party_time", []),
+    ("party_descanso", []),
+    ("undo", []),
+    ("void", ["seq"]),
+]
+
+
+def _url(name, args, campaign, pj, seq):
+    values = {"pj": pj.pk, "seq": seq}
+    return reverse(name, args=[campaign.slug, *[values.get(a, a) for a in args]])
+
+
+@pytest.mark.parametrize(("name", "args"), GETS + POSTS)
+@pytest.mark.parametrize("who", ["player", "other_dj", "stranger"])
+def test_only_the_campaign_dj_reaches_the_board_everyone_else_gets_404(
+    client, campaign, aiko, name, args, who
+):
+    wound = services.event_record(
+        campaign=campaign, character=aiko, event={"kind": "time", "minutes": 1}
+    )
+    user = UserFactory()
+    if who == "player":
+        MembershipFactory(user=user, campaign=campaign)
+        aiko.player = user
+        aiko.save()
+    elif who == "other_dj":
+        CampaignFactory(dj=user)
+    client.force_login(user)
+    url = _url(name, args, campaign, aiko, wound.seq)
+    before = StateEvent.objects.count()
+
+    response = client.post(url, {"action": "safe"}) if (name, args) in POSTS else client.get(url)
+
+    assert response.status_code == 404
+    assert StateEvent.objects.count() == before
+
+
+@pytest.mark.parametrize(("name", "args"), GETS + POSTS)
+def test_anonymous_visitors_are_sent_to_log_in(client, campaign, aiko, name, args):
+    url = _url(name, args, campaign, aiko, 1)
+    response = client.post(url) if (name, args) in POSTS else client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.parametrize(("name", "args"), POSTS)
+def test_writes_refuse_get(dj_client, campaign, aiko, name, args):
+    assert dj_client.get(_url(name, args, campaign, aiko, 1)).status_code == 405
+
+
+def test_a_pj_of_another_campaign_is_404_even_for_a_dj(dj_client, campaign, dj):
+    elsewhere = CharacterFactory(campaign=CampaignFactory(dj=dj))
+    response = act(dj_client, campaign, elsewhere, action="safe")
+    assert response.status_code == 404
+
+
+# -- suffering --------------------------------------------------------------------------
+
+
+def test_a_tap_records_the_blow_and_answers_the_card_with_a_toast(dj_client, campaign, aiko):
+    response = act(dj_client, campaign, aiko, action="suffer", type_grade="heridas:leve")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'id="pj-{aiko.pk}"' in html
+    assert 'id="toasts"' in html and "Heridas Leve" in html
+    assert events(campaign, character=aiko)[-1] == {
+        **events(campaign, character=aiko)[-1],
+        "kind": "suffer",
+        "type": "heridas",
+        "grade": "leve",
+    }
+    assert character_state(character=aiko)["marks"]["heridas"] == ["leve"]
+
+
+def test_the_toast_shows_the_rule_trail_with_links(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="grave")
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="grave")
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="grave")
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="grave")
+
+    html = act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve").content
+    html = html.decode()
+
+    toast = html.split('id="toasts"')[1]
+    assert 'href="/reglas/#R11"' in toast
+    assert "→" in toast
+
+
+def test_a_double_tap_records_once(dj_client, campaign, aiko):
+    for _ in range(2):
+        act(dj_client, campaign, aiko, action="suffer", type_grade="shock:leve", key="same-tap")
+
+    assert len(events(campaign, character=aiko, event__kind="suffer")) == 1
+
+
+def test_emocion_without_a_variant_is_refused_on_the_card(dj_client, campaign, aiko):
+    before = StateEvent.objects.count()
+
+    response = act(dj_client, campaign, aiko, action="suffer", type="emocion", grade="leve")
+
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert 'role="alert"' in html and "miedo" in html
+    assert StateEvent.objects.count() == before
+
+
+def test_the_second_tap_asks_the_emotion_and_its_cause(dj_client, campaign, aiko):
+    url = reverse("ask", args=["kiso", aiko.pk, "emocion-grave"]) + "?grade=grave"
+    html = dj_client.get(url, headers=HX).content.decode()
+    assert 'value="terror"' in html and 'value="ira"' in html and 'name="cause"' in html
+
+    act(
+        dj_client,
+        campaign,
+        aiko,
+        action="suffer",
+        type="emocion",
+        grade="grave",
+        variant="terror",
+        cause="el oni",
+    )
+
+    state = character_state(character=aiko)
+    assert state["emotion"]["grave"] == "terror"
+    assert state["emotion"]["grave_cause"] == "el oni"
+
+
+def test_more_actions_load_when_opened_and_work_without_javascript(client, dj, campaign, aiko):
+    client.force_login(dj)
+    url = reverse("ask", args=["kiso", aiko.pk, "more"])
+
+    fragment = client.get(url, headers=HX).content.decode()
+    page = client.get(url).content.decode()
+
+    assert 'value="sleep"' in fragment and "<html" not in fragment
+    assert 'value="sleep"' in page and "<html" in page and "Volver a la mesa" in page
+
+
+def test_an_unknown_second_tap_is_a_400(dj_client, aiko):
+    url = reverse("ask", args=["kiso", aiko.pk, "nope"])
+    assert dj_client.get(url, headers=HX).status_code == 400
+
+
+def test_afeccion_from_the_catalogue_or_a_new_secret_name(dj_client, campaign, aiko):
+    html = dj_client.get(
+        reverse("ask", args=["kiso", aiko.pk, "afeccion"]) + "?grade=leve", headers=HX
+    ).content.decode()
+    assert 'name="source"' in html and 'name="new_source"' in html
+
+    act(
+        dj_client,
+        campaign,
+        aiko,
+        action="suffer",
+        type="afeccion",
+        grade="leve",
+        new_source="Veneno de Fugu",
+        secret="1",
+    )
+
+    aiko.refresh_from_db()
+    assert character_state(character=aiko)["afflictions"] == ["veneno de fugu"]
+    assert aiko.secret_names == ["veneno de fugu"]
+    assert last(campaign).secret is True
+
+
+def test_a_specific_e_esp_needs_the_campaign_option(dj_client, campaign, aiko):
+    response = act(
+        dj_client,
+        campaign,
+        aiko,
+        action="suffer",
+        type="heridas",
+        grade="persistente",
+        especifico="lesion",
+    )
+    assert response.status_code == 422
+
+    Campaign.objects.filter(pk=campaign.pk).update(especificos=True)
+    response = act(
+        dj_client,
+        campaign,
+        aiko,
+        action="suffer",
+        type="heridas",
+        grade="persistente",
+        especifico="lesion",
+    )
+    assert response.status_code == 200
+    assert "lesion" in character_state(character=aiko)["specials"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"action": "suffer", "type": "magia", "grade": "leve"},
+        {"action": "suffer", "type": "heridas", "grade": "fatal"},
+        {"action": "suffer", "type_grade": "heridas"},
+        {"action": "time", "unit": "minutes", "amount": "mucho"},
+        {"action": "time", "unit": "minutes", "amount": "-3"},
+        {"action": "time", "unit": "weeks", "amount": "1"},
+        {"action": "time", "unit": "rounds", "amount": "1.5"},
+        {"action": "time", "unit": "minutes", "amount": "nan"},
+        {"action": "sleep", "hours": "todo el día"},
+        {"action": "special", "name": ""},
+        {"action": "suffer", "type": "afeccion", "grade": "leve", "new_source": "x" * 200},
+        {"action": "roll", "check": "no_such_check"},
+    ],
+)
+def test_malformed_input_is_a_422_with_a_message_and_writes_nothing(
+    dj_client, campaign, aiko, data
+):
+    before = StateEvent.objects.count()
+
+    response = act(dj_client, campaign, aiko, **data)
+
+    assert response.status_code == 422
+    assert 'class="card-error" role="alert"' in response.content.decode()
+    assert StateEvent.objects.count() == before
+
+
+def test_an_unknown_action_is_a_400(dj_client, campaign, aiko):
+    response = act(dj_client, campaign, aiko, action="fireball")
+    assert response.status_code == 400
+    assert "Acción desconocida" in response.content.decode()
+
+
+def test_a_rule_error_is_shown_in_the_users_language_and_records_nothing(dj_client, campaign, aiko):
+    before = StateEvent.objects.count()
+    response = act(dj_client, campaign, aiko, action="wake")
+    assert response.status_code == 422
+    spanish = response.content.decode()
+
+    dj_client.post(reverse("set_language"), {"language": "en"})
+    english = act(dj_client, campaign, aiko, action="wake").content.decode()
+
+    assert StateEvent.objects.count() == before
+    assert "dormid" in spanish.split("card-error")[1].split("</p>")[0]
+    assert "asleep" in english.split("card-error")[1].split("</p>")[0]
+
+
+def test_a_plain_form_post_records_and_redirects_to_the_board(client, dj, campaign, aiko):
+    client.force_login(dj)
+    response = client.post(
+        reverse("act", args=["kiso", aiko.pk]), {"action": "suffer", "type_grade": "shock:leve"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("board", args=["kiso"])
+    page = client.get(response["Location"]).content.decode()
+    assert "Shock Leve" in page
+
+
+# -- Curación and the rest of the card ------------------------------------------------
+
+
+def test_curacion_by_another_pj_and_the_limit_of_one(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="grave")
+    html = dj_client.get(
+        reverse("ask", args=["kiso", aiko.pk, "heal"]), headers=HX
+    ).content.decode()
+    assert f'value="{kenji.pk}"' in html and 'value="self"' not in html
+
+    act(dj_client, campaign, aiko, action="heal", healer=kenji.pk)
+    again = act(dj_client, campaign, aiko, action="heal", healer=kenji.pk)
+
+    assert character_state(character=aiko)["marks"]["heridas"] == ["leve"]
+    assert events(campaign, character=aiko)[-1]["healer"] == "Kenji"
+    assert again.status_code == 422
+
+
+def test_a_failed_medicina_spends_the_treatment_and_heals_nothing(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="grave")
+
+    act(dj_client, campaign, aiko, action="heal", healer=kenji.pk, success="0")
+
+    assert character_state(character=aiko)["marks"]["heridas"] == ["grave"]
+    assert act(dj_client, campaign, aiko, action="heal", healer=kenji.pk).status_code == 422
+
+
+def test_self_curacion_needs_regeneracion(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, kenji, action="suffer", type="heridas", grade="leve")
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+
+    assert act(dj_client, campaign, kenji, action="heal", healer="self").status_code == 200
+    assert act(dj_client, campaign, aiko, action="heal", healer="self").status_code == 422
+
+
+def test_cirugia_on_heridas_persistente(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="persistente")
+    more = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "more"]), headers=HX)
+    assert "Cirugía" in more.content.decode()
+
+    response = act(dj_client, campaign, aiko, action="surgery", healer=kenji.pk)
+
+    assert response.status_code == 200
+    assert events(campaign, character=aiko)[-1]["kind"] == "surgery"
+
+
+@pytest.mark.parametrize(
+    ("setup", "data", "check"),
+    [
+        ([{"action": "suffer", "type": "emocion", "grade": "grave", "variant": "ira"}],
+         {"action": "safe"}, lambda s: s["emotion"]["leve"] == "euforia"),
+        ([], {"action": "sleep", "hours": "2"}, lambda s: s["clock"] >= 7200),
+        ([], {"action": "sleep"}, lambda s: s["asleep"]),
+        ([{"action": "sleep"}], {"action": "wake"}, lambda s: not s["asleep"]),
+        ([{"action": "sleep"}], {"action": "wake_forced"}, lambda s: not s["asleep"]),
+        ([{"action": "suffer", "type": "afeccion", "grade": "leve"}], {"action": "progress"},
+         lambda s: s["active"]["afeccion"] == "grave"),
+        ([{"action": "suffer", "type": "fatiga", "grade": "leve"}],
+         {"action": "recover", "type_grade": "fatiga:leve"}, lambda s: s["marks"]["fatiga"] == []),
+        ([], {"action": "special", "name": "derribado", "on": "1"},
+         lambda s: "derribado" in s["specials"]),
+        ([{"action": "special", "name": "derribado", "on": "1"}],
+         {"action": "special", "name": "derribado", "on": "0"},
+         lambda s: "derribado" not in s["specials"]),
+        ([{"action": "suffer", "type": "fatiga", "grade": "leve"}],
+         {"action": "time", "unit": "minutes", "amount": "1", "activity": "reposo", "calm": "1"},
+         lambda s: s["marks"]["fatiga"] == []),
+    ],
+)  # fmt: skip
+def test_every_card_action_reaches_the_rules(dj_client, campaign, aiko, setup, data, check):
+    for step in setup:
+        assert act(dj_client, campaign, aiko, **step).status_code == 200
+
+    response = act(dj_client, campaign, aiko, **data)
+
+    assert response.status_code == 200, response.content.decode()
+    assert check(character_state(character=aiko))
+
+
+def test_sleep_that_cannot_be_a_descanso(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="sleep", hours="8", descanso="0")
+    assert events(campaign, character=aiko)[-1]["descanso"] is False
+
+
+def test_a_secret_chip_can_be_shown_again(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="special", name="fobia", on="1", secret="1")
+    aiko.refresh_from_db()
+    assert aiko.secret_names == ["fobia"]
+
+    dj_client.post(reverse("secret", args=["kiso", aiko.pk]), {"name": "fobia", "hide": "0"})
+
+    aiko.refresh_from_db()
+    assert aiko.secret_names == []
+    refused = dj_client.post(
+        reverse("secret", args=["kiso", aiko.pk]), {"name": "nada", "hide": "1"}, headers=HX
+    )
+    assert refused.status_code == 422
+
+
+# -- checks -----------------------------------------------------------------------------
+
+
+def shock_grave_check(client, campaign, pj):
+    act(client, campaign, pj, action="suffer", type="shock", grade="grave")
+    act(client, campaign, pj, action="turn_end")
+    assert character_state(character=pj)["pending"][0]["check"] == "shock_grave_fin_turno"
+
+
+def test_roll_uses_the_pjs_score_and_records_the_die(dj_client, campaign, aiko, monkeypatch):
+    shock_grave_check(dj_client, campaign, aiko)
+    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 1)  # a 2 on the die
+
+    html = act(dj_client, campaign, aiko, action="roll", check="shock_grave_fin_turno")
+    html = html.content.decode()
+
+    saved = events(campaign, character=aiko)[-1]
+    assert saved["kind"] == "save" and saved["ts_roll"] == 2 and saved["success"] is True
+    assert "1d6 = 2" in html
+    assert character_state(character=aiko)["marks"]["shock"] == ["leve"]
+
+
+def test_a_failed_roll(dj_client, campaign, aiko, monkeypatch):
+    shock_grave_check(dj_client, campaign, aiko)
+    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 5)  # a 6 against VOL 3
+
+    act(dj_client, campaign, aiko, action="roll", check="shock_grave_fin_turno")
+
+    assert events(campaign, character=aiko)[-1]["success"] is False
+    assert character_state(character=aiko)["marks"]["shock"] == ["grave"]
+
+
+def test_roll_without_a_score_asks_for_it(dj_client, campaign):
+    nobody = CharacterFactory(campaign=campaign, name="Nadie", attributes={})
+    shock_grave_check(dj_client, campaign, nobody)
+
+    response = act(dj_client, campaign, nobody, action="roll", check="shock_grave_fin_turno")
+
+    assert response.status_code == 422
+    assert "VOL" in response.content.decode()
+
+
+def test_success_failure_and_dismiss(dj_client, campaign, aiko):
+    shock_grave_check(dj_client, campaign, aiko)
+    act(dj_client, campaign, aiko, action="failure", check="shock_grave_fin_turno")
+    assert character_state(character=aiko)["marks"]["shock"] == ["grave"]
+
+    refused = act(dj_client, campaign, aiko, action="dismiss", check="shock_grave_fin_turno")
+    assert refused.status_code == 422  # mandatory checks cannot be dismissed
+
+    act(dj_client, campaign, aiko, action="turn_end")
+    act(dj_client, campaign, aiko, action="success", check="shock_grave_fin_turno")
+    assert character_state(character=aiko)["marks"]["shock"] == ["leve"]
+
+
+def test_a_stale_check_answer_is_refused(dj_client, campaign, aiko):
+    response = act(dj_client, campaign, aiko, action="success", check="sin_descanso")
+    assert response.status_code == 422
+
+
+# -- the party --------------------------------------------------------------------------
+
+
+def test_time_passes_for_everyone_with_an_activity(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
+
+    response = dj_client.post(
+        reverse("party_time", args=["kiso"]),
+        {"amount": "2", "unit": "minutes", "activity": "reposo"},
+        headers=HX,
+    )
+
+    assert response.status_code == 200
+    assert events(campaign, character=None)[-1] == {
+        **events(campaign, character=None)[-1],
+        "kind": "time",
+        "minutes": 2,
+        "activity": "reposo",
+    }
+    assert character_state(character=aiko)["marks"]["fatiga"] == []
+    assert character_state(character=kenji)["clock"] == 120
+    assert response.content.decode().count('class="pj-card') == 2
+
+
+def test_a_party_refusal_names_the_pj(dj_client, campaign, aiko):
+    Campaign.objects.filter(pk=campaign.pk).update(esfuerzo_prolongado=True)
+    CharacterFactory(campaign=campaign, name="Sin Fuerza", attributes={"VOL": 2})
+    before = StateEvent.objects.count()
+
+    response = dj_client.post(
+        reverse("party_time", args=["kiso"]),
+        {"amount": "3", "unit": "minutes", "activity": "esfuerzo"},
+        headers=HX,
+    )
+
+    assert response.status_code == 422
+    assert response["HX-Retarget"] == "#board-alert"
+    assert "Sin Fuerza" in response.content.decode()
+    assert StateEvent.objects.count() == before
+
+
+def test_next_round_records_missing_turn_ends_so_no_ts_is_skipped(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="grave")
+    act(dj_client, campaign, kenji, action="suffer", type="shock", grade="grave")
+    act(dj_client, campaign, kenji, action="turn_end")
+
+    response = dj_client.post(reverse("next_round", args=["kiso"]), {"key": "r"}, headers=HX)
+
+    html = response.content.decode()
+    turn_ends = events(campaign, event__kind="turn_end")
+    assert len(turn_ends) == 2  # Kenji's own, and Aiko's recorded by the round
+    assert [p["check"] for p in character_state(character=aiko)["pending"]] == [
+        "shock_grave_fin_turno"
+    ]
+    assert "Aiko: Fin de turno" in html
+    assert "Ronda 2" in html
+
+
+def test_a_party_descanso(dj_client, campaign, aiko, kenji):
+    dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
+    response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
+
+    assert response.status_code == 200
+    assert events(campaign, character=None)[-1]["kind"] == "descanso"
+    assert character_state(character=kenji)["clock"] == 24 * 3600
+
+
+# -- undo and void ----------------------------------------------------------------------
+
+
+def test_undo_voids_the_latest_event_and_says_what(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="grave")
+    latest = last(campaign)
+
+    response = dj_client.post(reverse("undo", args=["kiso"]), {"seq": latest.seq}, headers=HX)
+
+    latest.refresh_from_db()
+    assert latest.is_void and latest.void_by.username == "test-dj"
+    assert character_state(character=aiko)["marks"]["heridas"] == []
+    assert f"#{latest.seq}" in response.content.decode()
+    assert "Heridas Grave" in response.content.decode()
+
+
+def test_a_stale_undo_is_refused(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+    seen = last(campaign).seq
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
+
+    response = dj_client.post(reverse("undo", args=["kiso"]), {"seq": seen}, headers=HX)
+
+    assert response.status_code == 409
+    assert not last(campaign).is_void
+
+
+def test_undo_with_nothing_to_undo(dj_client, campaign):
+    StateEvent.objects.filter(campaign=campaign).update(void_at="2026-01-01T00:00:00Z")
+    response = dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
+    assert response.status_code == 409
+
+
+def test_void_an_earlier_event_with_a_reason(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+    wound = last(campaign)
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
+
+    missing = dj_client.post(reverse("void", args=["kiso", wound.seq]), headers=HX)
+    done = dj_client.post(
+        reverse("void", args=["kiso", wound.seq]), {"reason": "era para Kenji"}, headers=HX
+    )
+
+    assert missing.status_code == 422
+    assert done.status_code == 200
+    wound.refresh_from_db()
+    assert wound.void_reason == "era para Kenji"
+    assert character_state(character=aiko)["marks"] == {
+        **character_state(character=aiko)["marks"],
+        "heridas": [],
+        "fatiga": ["leve"],
+    }
+
+
+def test_a_refused_void_shows_the_engines_explanation(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="sleep")
+    sleep = last(campaign)
+    act(dj_client, campaign, aiko, action="wake")
+
+    response = dj_client.post(
+        reverse("void", args=["kiso", sleep.seq]), {"reason": "no"}, headers=HX
+    )
+
+    assert response.status_code == 409
+    assert f"#{sleep.seq}" in response.content.decode()
+    sleep.refresh_from_db()
+    assert not sleep.is_void
+
+
+def test_void_of_an_unknown_event_is_404(dj_client, campaign):
+    response = dj_client.post(reverse("void", args=["kiso", 999]), {"reason": "x"}, headers=HX)
+    assert response.status_code == 404
+
+
+# -- the calculator ---------------------------------------------------------------------
+
+
+def test_the_calculator_breaks_the_modifier_down_and_caps_it(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="grave")
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
+    act(dj_client, campaign, aiko, action="suffer", type="emocion", grade="leve", variant="miedo")
+
+    html = dj_client.get(
+        reverse("calculator", args=["kiso"]),
+        {"pj": aiko.pk, "attribute": "FUE", "intent": "flee", "situational": "-1"},
+        headers=HX,
+    ).content.decode()
+
+    # -3 (Heridas grave) -1 (Fatiga leve) +1 (miedo, fleeing) -1 (situational) = -4
+    assert '<span class="calc-total">−3</span>' in html
+    assert "Heridas Grave" in html and "Fatiga Leve" in html and "Emoción Leve: miedo" in html
+    assert "Suma −4, limitada a −3" in html and 'href="/reglas/#R20"' in html
+    assert '<option value="VOL"' in html  # the form comes back whole, ready for the next pick
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"pj": "999"},
+        {"pj": "1", "attribute": "MAGIA"},
+        {"pj": "1", "intent": "dance"},
+        {"pj": "1", "situational": "mucho"},
+        {"pj": "1", "situational": "50"},
+    ],
+)
+def test_the_calculator_explains_bad_input(dj_client, campaign, aiko, query):
+    query = {k: (str(aiko.pk) if v == "1" else v) for k, v in query.items()}
+    response = dj_client.get(reverse("calculator", args=["kiso"]), query, headers=HX)
+    assert response.status_code == 200
+    assert 'class="error" role="alert"' in response.content.decode()
+
+
+def test_every_action_advances_the_change_cursor(dj_client, campaign, aiko):
+    before = CampaignChange.objects.filter(campaign=campaign).count()
+    act(dj_client, campaign, aiko, action="suffer", type_grade="shock:leve")
+    assert CampaignChange.objects.filter(campaign=campaign).count() == before + 1
