@@ -32,6 +32,14 @@
     refreshPanels();
   });
 
+  // A refresh of the clock bar must not throw away time the DJ is typing in "Other time…".
+  document.body.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var target = event.detail.target;
+    if (target && target.id === "clockbar" && target.querySelector("details.menu[open]")) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
   // Keep "More actions" open and the focus in a card across its swap.
   var kept = null;
   document.body.addEventListener("htmx:beforeSwap", function (event) {

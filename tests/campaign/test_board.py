@@ -561,6 +561,26 @@ def test_next_round_records_missing_turn_ends_so_no_ts_is_skipped(dj_client, cam
     assert "Ronda 2" in html
 
 
+def test_each_answer_renews_the_time_bar_so_a_second_round_is_not_a_double_tap(
+    dj_client, campaign, aiko
+):
+    page = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    key = re.search(r'ronda/".*?name="key" value="(\w+)"', page, re.S).group(1)
+
+    answer = dj_client.post(reverse("next_round", args=["kiso"]), {"key": key}, headers=HX)
+    again = dj_client.post(reverse("next_round", args=["kiso"]), {"key": key}, headers=HX)
+    new_key = re.search(
+        r'ronda/".*?name="key" value="(\w+)"', answer.content.decode(), re.S
+    ).group(1)
+    dj_client.post(reverse("next_round", args=["kiso"]), {"key": new_key}, headers=HX)
+
+    assert again.status_code == 200
+    assert new_key != key
+    assert 'id="clockbar"' in answer.content.decode()
+    assert len(events(campaign, character=None, event__kind="time")) == 2
+    assert "Ronda 3" in dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+
 def test_a_party_descanso(dj_client, campaign, aiko, kenji):
     dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
     response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
