@@ -564,14 +564,14 @@ def test_next_round_records_missing_turn_ends_so_no_ts_is_skipped(dj_client, cam
 def test_each_answer_renews_the_time_bar_so_a_second_round_is_not_a_double_tap(
     dj_client, campaign, aiko
 ):
-    page = dj_client.get(reverse("board", args=["kiso"])).content.decode()
-    key = re.search(r'ronda/".*?name="key" value="(\w+)"', page, re.S).group(1)
+    def round_key(html: str) -> str:
+        return re.search(r'ronda/".*?name="key" value="(\w+)"', html, re.S).group(1)
+
+    key = round_key(dj_client.get(reverse("board", args=["kiso"])).content.decode())
 
     answer = dj_client.post(reverse("next_round", args=["kiso"]), {"key": key}, headers=HX)
     again = dj_client.post(reverse("next_round", args=["kiso"]), {"key": key}, headers=HX)
-    new_key = re.search(
-        r'ronda/".*?name="key" value="(\w+)"', answer.content.decode(), re.S
-    ).group(1)
+    new_key = round_key(answer.content.decode())
     dj_client.post(reverse("next_round", args=["kiso"]), {"key": new_key}, headers=HX)
 
     assert again.status_code == 200
