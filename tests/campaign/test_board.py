@@ -706,3 +706,21 @@ def test_every_action_advances_the_change_cursor(dj_client, campaign, aiko):
     before = CampaignChange.objects.filter(campaign=campaign).count()
     act(dj_client, campaign, aiko, action="suffer", type_grade="shock:leve")
     assert CampaignChange.objects.filter(campaign=campaign).count() == before + 1
+
+
+def test_the_demo_board_shows_four_pj_all_able_to_act(client, db):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("demo", stdout=StringIO())
+    client.login(username="dj", password="zodiac-demo")
+
+    home = client.get("/").content.decode()
+    html = client.get(reverse("board", args=["demo"])).content.decode()
+
+    assert f'href="{reverse("board", args=["demo"])}"' in home
+    assert html.count('class="pj-card') == 4
+    assert "no puede actuar" not in html
+    for name in ("Aiko", "Kenji", "Mei", "Taro"):
+        assert f">{name}</h2>" in html
