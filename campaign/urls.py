@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import home, reference, setup
+from .views import home, live, reference, setup
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -20,4 +20,7 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/sesion/empezar/", setup.session_start, name="session_start"),
     path("c/<slug:slug>/sesion/terminar/", setup.session_end, name="session_end"),
+    # The live channel: which cards changed (SSE, and polling where SSE cannot pass)
+    path("c/<slug:slug>/en-vivo/", live.stream, name="live_stream"),
+    path("c/<slug:slug>/cambios/", live.changes, name="live_changes"),
 ]

@@ -1,8 +1,11 @@
 """The campaign lock every writer takes, and the change cursor that live pages follow."""
 
-from django.db import connection
+from functools import partial
+
+from django.db import connection, transaction
 from django.db.models import F
 
+from .. import live
 from ..models import Campaign, CampaignChange, Character
 
 # The PostgreSQL channel that writers NOTIFY and each server process LISTENs to.
@@ -24,7 +27,8 @@ def change_record(
     """Advance the campaign's change cursor (call with the campaign locked, inside atomic).
 
     `character` is the PJ whose card changed; None means every card of the campaign.
-    On PostgreSQL the NOTIFY is sent at commit, so listeners never see a rolled-back change.
+    On PostgreSQL the NOTIFY is sent at commit, so listeners never see a rolled-back change;
+    this process's own live hub is woken at commit too, without waiting for NOTIFY or a poll.
     """
     # Read back rather than trust `campaign`: a nested write may have moved it already.
     Campaign.objects.filter(pk=campaign.pk).update(change_cursor=F("change_cursor") + 1)
@@ -39,4 +43,5 @@ def change_record(
             cursor.execute(
                 "SELECT pg_notify(%s, %s)", [CHANNEL, f"{campaign.pk}:{campaign.change_cursor}"]
             )
+    transaction.on_commit(partial(live.changed, campaign.pk, campaign.change_cursor), robust=True)
     return change

@@ -1,0 +1,361 @@
+"""The live channel: tells every open page of a campaign which PJ cards changed.
+
+The database is the only source of change: every write advances its campaign's change
+cursor and adds a CampaignChange row (services.changes). Each server process runs one hub,
+started in its event loop by the first stream. The hub learns that a campaign moved from
+PostgreSQL's LISTEN/NOTIFY (one listening connection per process, polling while it is down),
+on SQLite by polling the cursors of the campaigns it streams once per tick, and in either
+case at once when the write committed in this same process (`changed`, from on_commit).
+It reads each campaign's new rows once, keeps the last WINDOW of them, and every stream of
+that campaign reads from there; a stream further behind reads its gap from the database.
+
+We keep this small implementation rather than django-eventstream: that package fans out
+in-process or through a Pushpin/Redis setup, while our pages follow the database's own
+cursor, so a page that reconnects misses nothing whichever process wrote or serves it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+from django.db import DatabaseError, connection
+from django.db.models import Q
+
+from .models import CampaignChange
+
+log = logging.getLogger(__name__)
+
+TICK = 0.05  # seconds between polls while the process has streams and no LISTEN
+WINDOW = 1000  # changes kept per campaign; a stream further behind reads the database
+HEARTBEAT = 15.0  # seconds of quiet before a stream sends a comment line
+FETCH_LIMIT = 5000  # rows per poll; a longer backlog is read over the next polls
+BACKOFF = (0.5, 10.0)  # first and longest wait before reconnecting LISTEN or polling again
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One step of a campaign's cursor, as a page needs it."""
+
+    cursor: int
+    pj: int | None  # the PJ whose card changed; None: every card
+    player: int | None = None  # the user who plays that PJ, when the hub read the change
+
+
+def visible(change: Change, *, player: int | None) -> bool:
+    """Whether a viewer sees `change`: the DJ (player None) sees all, a player their own PJ."""
+    return player is None or change.pj is None or change.player == player
+
+
+def summary(changes: Sequence[Change]) -> dict:
+    """Several changes as one message: the last cursor, the PJ ids, and whether all changed."""
+    return {
+        "cursor": changes[-1].cursor,
+        "pj": sorted({c.pj for c in changes if c.pj is not None}),
+        "all": any(c.pj is None for c in changes),
+    }
+
+
+def changes_between(
+    *, campaign_id: int, after: int, upto: int, limit: int = WINDOW
+) -> list[Change]:
+    """The changes with `after < cursor <= upto`, from the database.
+
+    More than `limit` of them, or `after` beyond `upto` (a restored database), become one
+    change of every card at `upto`: re-reading the whole page is cheaper and as correct.
+    """
+    if after == upto:
+        return []
+    if after > upto or upto - after > limit:
+        return [Change(upto, None)]
+    rows = (
+        CampaignChange.objects.filter(campaign_id=campaign_id, cursor__gt=after, cursor__lte=upto)
+        .order_by("cursor")
+        .values_list("cursor", "character_id", "character__player_id")
+    )
+    return [Change(*row) for row in rows]
+
+
+def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int, list[Change]]:
+    """Each campaign's changes after its cursor, in one query: {campaign id: [Change]}."""
+    where = Q()
+    for campaign_id, cursor in cursors.items():
+        where |= Q(campaign_id=campaign_id, cursor__gt=cursor)
+    rows = (
+        CampaignChange.objects.filter(where)
+        .order_by("campaign_id", "cursor")
+        .values_list("campaign_id", "cursor", "character_id", "character__player_id")[:limit]
+    )
+    found: dict[int, list[Change]] = {}
+    for campaign_id, *change in rows:
+        found.setdefault(campaign_id, []).append(Change(*change))
+    return found
+
+
+class Window:
+    """The last `size` changes of one campaign; every change after `start` is in it."""
+
+    def __init__(self, cursor: int, size: int = WINDOW) -> None:
+        self.start = cursor
+        self.size = size
+        self.changes: deque[Change] = deque()
+
+    @property
+    def cursor(self) -> int:
+        """The latest cursor the window knows."""
+        return self.changes[-1].cursor if self.changes else self.start
+
+    def extend(self, changes: Iterable[Change]) -> bool:
+        """Add the changes newer than the window's cursor; whether any was new."""
+        before = self.cursor
+        for change in changes:
+            if change.cursor > self.cursor:
+                self.changes.append(change)
+        while len(self.changes) > self.size:
+            self.start = self.changes.popleft().cursor
+        return self.cursor != before
+
+    def after(self, cursor: int) -> list[Change] | None:
+        """The changes after `cursor`, or None when the window no longer reaches back there."""
+        if cursor < self.start:
+            return None
+        newer = []
+        for change in reversed(self.changes):  # new changes are at the end: stop early
+            if change.cursor <= cursor:
+                break
+            newer.append(change)
+        newer.reverse()
+        return newer
+
+
+class Feed:
+    """One campaign followed by this process: its window, its streams, their wake-up."""
+
+    def __init__(self, cursor: int, size: int) -> None:
+        self.window = Window(cursor, size)
+        self.streams = 0
+        self.advanced = asyncio.Event()
+
+    def extend(self, changes: Iterable[Change]) -> None:
+        if self.window.extend(changes):
+            # A fresh event per advance: every stream waiting on the old one wakes once.
+            self.advanced, advanced = asyncio.Event(), self.advanced
+            advanced.set()
+
+
+class Hub:
+    """This process's view of the campaigns it streams (one per event loop)."""
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, *, tick: float = TICK, window: int = WINDOW
+    ) -> None:
+        self.loop = loop
+        self.tick = tick
+        self.window = window
+        self.feeds: dict[int, Feed] = {}
+        self.wake = asyncio.Event()
+        self.listening = False  # a LISTEN connection is up: no need to poll
+        # One thread, so one database connection, for all of the hub's queries.
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zodiac-live")
+        self._poller: asyncio.Task | None = None
+        self._listener: asyncio.Task | None = None
+
+    async def follow(
+        self,
+        campaign_id: int,
+        *,
+        since: int,
+        current: int,
+        player: int | None = None,
+        heartbeat: float = HEARTBEAT,
+    ) -> AsyncIterator[list[Change]]:
+        """Yield the changes after `since` that `player` sees, in batches, as they commit.
+
+        `current` is the campaign's cursor read by the caller. Yields [] after `heartbeat`
+        seconds without a batch, so the stream can show it is alive.
+        """
+        feed = self._subscribe(campaign_id, current)
+        try:
+            cursor = since
+            quiet_since = self.loop.time()
+            while True:
+                batch = feed.window.after(cursor)
+                if batch is None:  # further behind than the window: read the gap
+                    upto = feed.window.start
+                    batch = await self.query(
+                        changes_between,
+                        campaign_id=campaign_id,
+                        after=cursor,
+                        upto=upto,
+                        limit=self.window,
+                    )
+                    cursor = upto
+                elif batch:
+                    cursor = batch[-1].cursor
+                if batch:
+                    seen = [change for change in batch if visible(change, player=player)]
+                    if seen:
+                        yield seen
+                        quiet_since = self.loop.time()
+                    continue
+                left = heartbeat - (self.loop.time() - quiet_since)
+                if left <= 0:
+                    yield []
+                    quiet_since = self.loop.time()
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(left):
+                        await feed.advanced.wait()
+        finally:
+            self._unsubscribe(campaign_id, feed)
+
+    def poke(self, campaign_id: int, cursor: int) -> None:
+        """A change at `cursor` committed (NOTIFY or this process): read it now."""
+        feed = self.feeds.get(campaign_id)
+        if feed is not None and cursor > feed.window.cursor:
+            self.wake.set()
+
+    def _subscribe(self, campaign_id: int, current: int) -> Feed:
+        feed = self.feeds.get(campaign_id)
+        if feed is None:
+            feed = self.feeds[campaign_id] = Feed(current, self.window)
+            # A change may have committed after `current` was read, its NOTIFY then ignored.
+            self.wake.set()
+        feed.streams += 1
+        # Hub tasks get an empty context, not the first stream's (its request's thread).
+        if self._poller is None or self._poller.done():
+            self._poller = self.loop.create_task(self._poll(), context=contextvars.Context())
+        if self._listener is None and connection.vendor == "postgresql":
+            self._listener = self.loop.create_task(self._listen(), context=contextvars.Context())
+        if current > feed.window.cursor:
+            self.wake.set()
+        return feed
+
+    def _unsubscribe(self, campaign_id: int, feed: Feed) -> None:
+        feed.streams -= 1
+        if feed.streams == 0 and self.feeds.get(campaign_id) is feed:
+            del self.feeds[campaign_id]
+            if not self.feeds:
+                self.wake.set()  # lets the poller see it has nothing left to do
+
+    async def close(self) -> None:
+        """Stop the hub's tasks and close its database connection (tests, shutdown)."""
+        for task in (self._poller, self._listener):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        await self.query(_close_connection)
+        self.executor.shutdown()
+
+    async def query(self, function: Callable, /, *args, **kwargs):
+        """Run a short ORM function on the hub's thread, so on its one database connection.
+
+        Streams open their requests' queries here too: hundreds of pages reconnecting at
+        once then queue for a moment instead of opening hundreds of connections.
+        """
+        return await sync_to_async(_in_hub_thread, thread_sensitive=False, executor=self.executor)(
+            function, *args, **kwargs
+        )
+
+    async def _poll(self) -> None:
+        """Read the new changes of every followed campaign, per tick or when woken."""
+        failures = 0
+        while self.feeds:
+            if not self.wake.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(None if self.listening else self.tick):
+                        await self.wake.wait()
+            self.wake.clear()
+            feeds = dict(self.feeds)
+            if not feeds:
+                break
+            try:
+                found = await self.query(
+                    changes_after, {pk: feed.window.cursor for pk, feed in feeds.items()}
+                )
+            except Exception:
+                failures += 1
+                log.exception("live: reading the changes failed (%d in a row)", failures)
+                await asyncio.sleep(min(BACKOFF[0] * 2 ** (failures - 1), BACKOFF[1]))
+                continue
+            failures = 0
+            for campaign_id, changes in found.items():
+                if self.feeds.get(campaign_id) is feeds[campaign_id]:
+                    feeds[campaign_id].extend(changes)
+            if sum(map(len, found.values())) >= FETCH_LIMIT:
+                self.wake.set()  # more to read: no need to wait for the next tick
+
+    async def _listen(self) -> None:
+        """Hold this process's LISTEN connection; reconnect with backoff when it drops."""
+        import psycopg
+
+        from .services.changes import CHANNEL
+
+        delay = BACKOFF[0]
+        while True:
+            try:
+                params = await self.query(_listen_params)
+                async with await psycopg.AsyncConnection.connect(**params) as listener:
+                    await listener.execute(f"LISTEN {CHANNEL}")
+                    self.listening, delay = True, BACKOFF[0]
+                    self.wake.set()  # whatever committed while nobody listened
+                    async for notify in listener.notifies():
+                        campaign_id, _, cursor = notify.payload.partition(":")
+                        self.poke(int(campaign_id), int(cursor))
+            except Exception as error:
+                log.warning("live: LISTEN connection lost (%s); polling until it is back", error)
+            finally:
+                self.listening = False
+                self.wake.set()  # the poller goes back to ticking
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF[1])
+
+
+def _in_hub_thread(function: Callable, /, *args, **kwargs):
+    try:
+        return function(*args, **kwargs)
+    except DatabaseError:
+        # A broken connection is opened afresh by the next query.
+        with contextlib.suppress(Exception):
+            connection.close()
+        raise
+
+
+def _close_connection() -> None:
+    connection.close()  # resolved in the hub's thread: its own connection
+
+
+def _listen_params() -> dict:
+    params = connection.get_connection_params()
+    for django_only in ("cursor_factory", "context", "prepare_threshold"):
+        params.pop(django_only, None)
+    return {**params, "autocommit": True, "connect_timeout": 5}
+
+
+_hub: Hub | None = None
+
+
+def hub() -> Hub:
+    """The hub of the running event loop (made on first use)."""
+    global _hub
+    loop = asyncio.get_running_loop()
+    if _hub is None or _hub.loop is not loop:
+        _hub = Hub(loop)
+    return _hub
+
+
+def changed(campaign_id: int, cursor: int) -> None:
+    """Wake this process's hub after a write committed here; callable from any thread."""
+    current = _hub
+    if current is None:
+        return
+    with contextlib.suppress(RuntimeError):  # the loop has closed
+        current.loop.call_soon_threadsafe(current.poke, campaign_id, cursor)

@@ -1,0 +1,355 @@
+"""The live channel: the polling door, who hears of what, the hub's window and its reads.
+
+The stream itself runs its queries on the hub's own thread, outside a test's transaction:
+it is tested against a real server in test_live_server.py.
+"""
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from campaign import services
+from campaign.live import Change, Hub, Window, summary, visible
+from campaign.models import Membership
+from tests.factories import CampaignFactory, MembershipFactory, UserFactory
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _after_playwright():
+    # Once a browser test ran, Playwright's sync API leaves its event loop set in this
+    # thread; the ORM calls made here (the database flush too) block all the same.
+    with pytest.MonkeyPatch.context() as patch:
+        try:
+            asyncio.get_running_loop()
+            patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        except RuntimeError:
+            pass
+        yield
+
+
+def poll(client, campaign, since):
+    return client.get(reverse("live_changes", args=[campaign.slug]), {"since": since})
+
+
+def cursor(campaign) -> int:
+    campaign.refresh_from_db()
+    return campaign.change_cursor
+
+
+def wound(character) -> None:
+    services.event_record(
+        campaign=character.campaign,
+        character=character,
+        event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+    )
+
+
+@pytest.fixture
+def player(campaign, aiko):
+    """Aiko's player."""
+    user = UserFactory(username="aiko-player")
+    MembershipFactory(user=user, campaign=campaign, role=Membership.Role.PLAYER)
+    services.character_update(character=aiko, player=user)
+    return user
+
+
+# --- Polling ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_polling_answers_204_with_no_body_when_nothing_changed(client, dj, campaign, aiko):
+    client.force_login(dj)
+
+    response = poll(client, campaign, cursor(campaign))
+
+    assert response.status_code == 204
+    assert response.content == b""
+
+
+@pytest.mark.django_db
+def test_polling_names_the_pj_that_changed_and_the_last_cursor(client, dj, campaign, aiko, kenji):
+    client.force_login(dj)
+    since = cursor(campaign)
+    wound(aiko)
+    wound(kenji)
+    wound(aiko)
+
+    response = poll(client, campaign, since)
+
+    assert response.status_code == 200
+    assert response.json() == {"cursor": since + 3, "pj": sorted([aiko.pk, kenji.pk]), "all": False}
+    assert "no-cache" in response["Cache-Control"]
+
+
+@pytest.mark.django_db
+def test_polling_says_all_after_a_campaign_wide_event(client, dj, campaign, aiko):
+    client.force_login(dj)
+    since = cursor(campaign)
+
+    services.event_record(campaign=campaign, event={"kind": "time", "rounds": 1})
+
+    assert poll(client, campaign, since).json() == {"cursor": since + 1, "pj": [], "all": True}
+
+
+@pytest.mark.django_db
+def test_a_player_hears_of_their_own_pj_but_not_of_another(client, campaign, aiko, kenji, player):
+    client.force_login(player)
+    since = cursor(campaign)
+
+    wound(kenji)
+    assert poll(client, campaign, since).status_code == 204
+
+    wound(aiko)
+    assert poll(client, campaign, since).json() == {
+        "cursor": since + 2,
+        "pj": [aiko.pk],
+        "all": False,
+    }
+
+
+@pytest.mark.django_db
+def test_a_player_hears_of_campaign_wide_changes(client, campaign, aiko, kenji, player):
+    client.force_login(player)
+    since = cursor(campaign)
+
+    services.session_start(campaign=campaign, title="Uno")
+
+    assert poll(client, campaign, since).json()["all"] is True
+
+
+@pytest.mark.django_db
+def test_a_cursor_far_behind_gets_one_refresh_of_everything(client, dj, campaign, aiko):
+    client.force_login(dj)
+    wound(aiko)
+
+    data = poll(client, campaign, 0).json()  # more changes than the window would be alike
+
+    assert data["cursor"] == cursor(campaign)
+
+
+@pytest.mark.django_db
+def test_a_cursor_from_before_a_restore_gets_everything_at_the_current_cursor(client, dj, campaign):
+    client.force_login(dj)
+
+    data = poll(client, campaign, cursor(campaign) + 50).json()
+
+    assert data == {"cursor": cursor(campaign), "pj": [], "all": True}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("since", ["", "abc", "-1", "1.5", " 3", "+3", "1_000", "9" * 30])
+def test_a_malformed_since_is_a_400_with_a_message(client, dj, campaign, since):
+    client.force_login(dj)
+
+    response = poll(client, campaign, since)
+
+    assert response.status_code == 400
+    assert "since" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_polling_without_since_is_a_400(client, dj, campaign):
+    client.force_login(dj)
+
+    assert client.get(reverse("live_changes", args=[campaign.slug])).status_code == 400
+
+
+@pytest.mark.django_db
+def test_anonymous_visitors_get_404(client, campaign):
+    assert poll(client, campaign, 0).status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_user_outside_the_campaign_gets_404(client, campaign):
+    client.force_login(UserFactory())
+
+    assert poll(client, campaign, 0).status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_player_of_another_campaign_gets_404(client, campaign):
+    other = CampaignFactory(dj=UserFactory())
+    user = UserFactory()
+    MembershipFactory(user=user, campaign=other, role=Membership.Role.PLAYER)
+    client.force_login(user)
+
+    assert poll(client, campaign, 0).status_code == 404
+    assert poll(client, other, 0).status_code == 204
+
+
+# --- Who hears of what, and several changes as one message --------------------------------
+
+
+def test_a_batch_is_one_message_with_the_last_cursor():
+    batch = [Change(4, 7), Change(5, 9), Change(6, 7)]
+
+    assert summary(batch) == {"cursor": 6, "pj": [7, 9], "all": False}
+    assert summary([*batch, Change(7, None)])["all"] is True
+
+
+def test_the_dj_sees_every_change_and_a_player_their_pj_and_campaign_wide_ones():
+    theirs, others, everyone = Change(1, 7, player=3), Change(2, 9, player=4), Change(3, None)
+
+    assert [visible(c, player=None) for c in (theirs, others, everyone)] == [True, True, True]
+    assert [visible(c, player=3) for c in (theirs, others, everyone)] == [True, False, True]
+
+
+# --- The window --------------------------------------------------------------------------
+
+
+def test_the_window_gives_what_came_after_a_cursor():
+    window = Window(10, size=5)
+    window.extend([Change(11, 1), Change(12, 2), Change(13, None)])
+
+    assert window.after(11) == [Change(12, 2), Change(13, None)]
+    assert window.after(13) == []
+    assert window.after(10) == [Change(11, 1), Change(12, 2), Change(13, None)]
+
+
+def test_the_window_ignores_changes_it_already_holds():
+    window = Window(10, size=5)
+    window.extend([Change(11, 1)])
+
+    assert window.extend([Change(11, 1)]) is False
+    assert window.extend([Change(11, 1), Change(12, 2)]) is True
+    assert window.after(10) == [Change(11, 1), Change(12, 2)]
+
+
+def test_the_window_forgets_the_oldest_and_says_when_a_cursor_is_too_old():
+    window = Window(0, size=3)
+    window.extend(Change(n, n) for n in range(1, 8))
+
+    assert window.after(3) is None  # 4 is the oldest kept: 3 cannot tell what came before
+    assert window.after(4) == [Change(5, 5), Change(6, 6), Change(7, 7)]
+    assert window.cursor == 7
+
+
+# --- The hub, in this process -----------------------------------------------------------
+
+
+def run(coroutine):
+    """Run a scenario in an event loop of its own thread (this one may hold Playwright's)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, asyncio.wait_for(coroutine, timeout=10)).result()
+
+
+async def wound_elsewhere(character) -> None:
+    """A write from another thread, as from another request; its connection is closed after."""
+
+    def write():
+        try:
+            wound(character)
+        finally:
+            connection.close()
+
+    await asyncio.to_thread(write)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_hub_reads_each_advance_once_for_all_streams_of_a_campaign(campaign, aiko, kenji):
+    start = cursor(campaign)
+
+    async def scenario():
+        hub = Hub(asyncio.get_running_loop(), tick=0.01)
+        reads = []
+        real = hub.query
+
+        async def counted(function, *args, **kwargs):
+            reads.append(function.__name__)
+            return await real(function, *args, **kwargs)
+
+        hub.query = counted
+        streams = [hub.follow(campaign.pk, since=start, current=start) for _ in range(5)]
+        waiting = [asyncio.ensure_future(anext(s)) for s in streams]
+        await asyncio.sleep(0)  # every stream is subscribed and waiting
+        reads.clear()
+        await wound_elsewhere(aiko)
+        batches = await asyncio.gather(*waiting)
+        for s in streams:
+            await s.aclose()
+        followed = dict(hub.feeds)
+        await hub.close()
+        return batches, reads, followed
+
+    batches, reads, followed = run(scenario())
+
+    assert batches == [[Change(start + 1, aiko.pk, None)]] * 5
+    # Ticks that found nothing are queries too, but none was made per stream.
+    assert "changes_between" not in reads
+    assert followed == {}  # the last stream gone, the campaign is no longer followed
+
+
+@pytest.mark.django_db(transaction=True)
+def catch_up(campaign, *, start: int, window: int) -> list[Change]:
+    """The first batch of a stream that starts at `start`, from a hub of `window` changes."""
+    now = cursor(campaign)
+
+    async def scenario():
+        hub = Hub(asyncio.get_running_loop(), tick=0.01, window=window)
+        stream = hub.follow(campaign.pk, since=start, current=now)
+        first = await anext(stream)
+        await stream.aclose()
+        await hub.close()
+        return first
+
+    return run(scenario())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_behind_the_window_reads_its_gap_from_the_database(campaign, aiko, kenji):
+    start = cursor(campaign)
+    for _ in range(3):
+        wound(aiko)
+    wound(kenji)
+
+    assert catch_up(campaign, start=start, window=5) == [
+        Change(start + 1, aiko.pk),
+        Change(start + 2, aiko.pk),
+        Change(start + 3, aiko.pk),
+        Change(start + 4, kenji.pk),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_further_behind_than_a_window_gets_one_refresh_of_everything(campaign, aiko):
+    start = cursor(campaign)
+    for _ in range(3):
+        wound(aiko)
+
+    assert catch_up(campaign, start=start, window=2) == [Change(start + 3, None)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_players_stream_skips_changes_of_other_pj(campaign, aiko, kenji, player):
+    start = cursor(campaign)
+
+    async def scenario():
+        hub = Hub(asyncio.get_running_loop(), tick=0.01)
+        stream = hub.follow(campaign.pk, since=start, current=start, player=player.pk)
+        waiting = asyncio.ensure_future(anext(stream))
+        await wound_elsewhere(kenji)
+        await wound_elsewhere(aiko)
+        first = await waiting
+        await stream.aclose()
+        await hub.close()
+        return first
+
+    assert run(scenario()) == [Change(start + 2, aiko.pk, player.pk)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_stream_yields_a_heartbeat(campaign):
+    now = cursor(campaign)
+
+    async def scenario():
+        hub = Hub(asyncio.get_running_loop(), tick=0.01)
+        stream = hub.follow(campaign.pk, since=now, current=now, heartbeat=0.05)
+        beat = await anext(stream)
+        await stream.aclose()
+        await hub.close()
+        return beat
+
+    assert run(scenario()) == []
