@@ -1,0 +1,93 @@
+"""static/js/live.js in a real browser: changes arrive as `zodiac:change` events, by SSE or
+by polling where EventSource is missing, and "Reconectando…" shows while the server is away.
+
+The page is the rules page with the live element added, so the script is tested on its own,
+whatever screen includes it.
+"""
+
+from playwright.sync_api import expect
+
+from campaign import services
+from tests.browser.conftest import log_in, start_server, stop_server
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+LIVE = """([stream, poll, cursor]) => {
+  window.zodiacChanges = [];
+  document.addEventListener("zodiac:change", (event) => window.zodiacChanges.push(event.detail));
+  const live = document.createElement("div");
+  live.id = "live";
+  Object.assign(live.dataset, { stream, poll, cursor, reconnecting: "Reconectando…" });
+  live.innerHTML = '<p id="live-status" role="status" hidden></p>';
+  document.querySelector("main").prepend(live);
+}"""
+
+
+def open_live_page(page, base: str, campaign) -> None:
+    page.goto(base + "/reglas/")
+    campaign.refresh_from_db()
+    stream, poll = f"/c/{campaign.slug}/en-vivo/", f"/c/{campaign.slug}/cambios/"
+    page.evaluate(LIVE, [stream, poll, str(campaign.change_cursor)])
+    page.add_script_tag(url=base + "/static/js/live.js")
+
+
+def wound(character) -> None:
+    services.event_record(
+        campaign=character.campaign,
+        character=character,
+        event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+    )
+
+
+def received(page, pj_id: int, timeout: float) -> None:
+    page.wait_for_function(
+        "(id) => window.zodiacChanges.some((change) => change.pj.includes(id))",
+        arg=pj_id,
+        timeout=timeout,
+    )
+
+
+def table():
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(slug="kiso", dj=dj)
+    return dj, CharacterFactory(campaign=campaign, name="Aiko")
+
+
+def test_a_change_arrives_as_an_event_within_a_second(page, app_url):
+    dj, aiko = table()
+    log_in(page.context, app_url, dj)
+    with page.expect_response(lambda r: "/en-vivo/" in r.url and r.status == 200):
+        open_live_page(page, app_url, aiko.campaign)
+    expect(page.get_by_role("status")).to_be_hidden()
+
+    wound(aiko)
+
+    received(page, aiko.pk, timeout=1000)
+    detail = page.evaluate("() => window.zodiacChanges.at(-1)")
+    assert detail == {"cursor": aiko.campaign.change_cursor + 1, "pj": [aiko.pk], "all": False}
+
+
+def test_without_event_source_the_page_polls(page, app_url):
+    dj, aiko = table()
+    log_in(page.context, app_url, dj)
+    page.add_init_script("delete window.EventSource;")
+    with page.expect_response(lambda r: "/cambios/?since=" in r.url and r.status == 204):
+        open_live_page(page, app_url, aiko.campaign)
+    wound(aiko)
+
+    received(page, aiko.pk, timeout=2000 + 1000)  # one poll period, and the request
+
+
+def test_the_page_says_it_is_reconnecting_while_the_server_is_away(page, transactional_db):
+    process, base = start_server()
+    try:
+        dj, aiko = table()
+        log_in(page.context, base, dj)
+        with page.expect_response(lambda r: "/en-vivo/" in r.url and r.status == 200):
+            open_live_page(page, base, aiko.campaign)
+
+        process.kill()  # a crash: the stream drops at once
+
+        expect(page.get_by_role("status")).to_have_text("Reconectando…")
+        expect(page.get_by_role("status")).to_be_visible()
+    finally:
+        stop_server(process)
