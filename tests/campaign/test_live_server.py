@@ -291,8 +291,11 @@ def test_a_write_through_the_server_reaches_its_own_streams_within_a_second(url,
     assert delay < DELIVERY
 
 
+ON_POSTGRESQL = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
 @pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    not ON_POSTGRESQL,
     reason="two processes tell each other through PostgreSQL's NOTIFY; "
     "on SQLite each polls (the tests above cover it). Set DATABASE_URL to a PostgreSQL.",
 )
@@ -334,3 +337,44 @@ def test_a_write_through_server_a_reaches_a_stream_on_server_b_within_a_second(t
     assert delay < DELIVERY
     assert [m["data"]["pj"] for m in both] == [[aiko.pk], [aiko.pk]]
     assert late < DELIVERY
+
+
+def listeners() -> list[int]:
+    """The backends of the servers' LISTEN connections."""
+    with connection.cursor() as sql:
+        sql.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND query = 'LISTEN zodiac_changes'"
+        )
+        return [pid for (pid,) in sql.fetchall()]
+
+
+def wait_until(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while not (result := condition()):
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.02)
+    return result
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="LISTEN exists on PostgreSQL only")
+def test_a_lost_listen_connection_is_polled_around_then_taken_again(url, table):
+    campaign, dj, _player, aiko, kenji = table
+    since = cursor(campaign)
+    with event_stream(url, campaign, dj, since=since) as stream:
+        wound(aiko)
+        stream.message()
+        (listener,) = wait_until(listeners, 5, "the server LISTENs")
+
+        with connection.cursor() as sql:
+            sql.execute("SELECT pg_terminate_backend(%s)", [listener])
+        wound(kenji)  # while the server has no LISTEN: found by polling
+        polled = stream.message()
+        taken_again = wait_until(lambda: [p for p in listeners() if p != listener], 5, "LISTEN")
+        wound(aiko)  # heard through the new LISTEN
+        heard = stream.message()
+
+    assert polled["data"]["pj"] == [kenji.pk]
+    assert heard["data"] == {"cursor": since + 3, "pj": [aiko.pk], "all": False}
+    assert len(taken_again) == 1
