@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from campaign import services
+from campaign import live, services
 from campaign.live import Change, Hub, Window, summary, visible
 from campaign.models import Membership
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
@@ -296,6 +296,39 @@ def catch_up(campaign, *, start: int, window: int) -> list[Change]:
         return first
 
     return run(scenario())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_committed_in_this_process_wakes_the_hub_without_waiting_for_a_tick(campaign, aiko):
+    start = cursor(campaign)
+
+    async def scenario():
+        hub = Hub(asyncio.get_running_loop(), tick=60)  # a poll would come far too late
+        done = []
+        real = hub.query
+
+        async def counted(function, *args, **kwargs):
+            result = await real(function, *args, **kwargs)
+            done.append(function.__name__)
+            return result
+
+        hub.query = counted
+        live._hub = hub  # what live.hub() makes for the server's loop
+        try:
+            stream = hub.follow(campaign.pk, since=start, current=start)
+            waiting = asyncio.ensure_future(anext(stream))
+            while "changes_after" not in done:  # the new campaign's first read, then idle
+                await asyncio.sleep(0.01)
+            await wound_elsewhere(aiko)  # its on_commit calls live.changed
+            async with asyncio.timeout(1):
+                first = await waiting
+            await stream.aclose()
+        finally:
+            live._hub = None
+            await hub.close()
+        return first
+
+    assert run(scenario()) == [Change(start + 1, aiko.pk)]
 
 
 @pytest.mark.django_db(transaction=True)
