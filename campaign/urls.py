@@ -1,11 +1,24 @@
 from django.urls import path
 
-from .views import home, live, reference, setup
+from .views import board, home, live, reference, setup
 
 urlpatterns = [
     path("", home.home, name="home"),
     path("reglas/", reference.rules, name="rules"),
     path("campanas/nueva/", home.campaign_new, name="campaign_new"),
+    # The DJ's table
+    path("c/<slug:slug>/", board.board, name="board"),
+    path("c/<slug:slug>/paneles/", board.panels, name="board_panels"),
+    path("c/<slug:slug>/pj/<int:pk>/tarjeta/", board.card, name="card"),
+    path("c/<slug:slug>/pj/<int:pk>/accion/", board.act, name="act"),
+    path("c/<slug:slug>/pj/<int:pk>/secreto/", board.secret, name="secret"),
+    path("c/<slug:slug>/pj/<int:pk>/elegir/<slug:kind>/", board.ask, name="ask"),
+    path("c/<slug:slug>/ronda/", board.next_round, name="next_round"),
+    path("c/<slug:slug>/tiempo/", board.party_time, name="party_time"),
+    path("c/<slug:slug>/descanso/", board.party_descanso, name="party_descanso"),
+    path("c/<slug:slug>/deshacer/", board.undo, name="undo"),
+    path("c/<slug:slug>/eventos/<int:seq>/anular/", board.void, name="void"),
+    path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),
     path("c/<slug:slug>/pj/", setup.character_list, name="character_list"),

@@ -100,7 +100,7 @@ def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """One PJ's card, for a live refresh."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
-    return _render_card(campaign, character)
+    return _render_card(request, campaign, character)
 
 
 @require_GET
@@ -258,7 +258,7 @@ def secret(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     )
     if not request.htmx:
         return redirect("board", slug=campaign.slug)
-    return _render_card(campaign, character)
+    return _render_card(request, campaign, character)
 
 
 @require_GET

@@ -59,6 +59,28 @@ def test_a_pj_that_cannot_act_says_so_and_its_active_state_links_its_rules(
     assert "Shock Grave" in html
 
 
+def test_a_card_alone_for_a_live_refresh(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
+
+    response = dj_client.get(reverse("card", args=["kiso", aiko.pk]), headers=HX)
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith("<article") and "Shock Leve" in html
+    assert 'id="toasts"' not in html
+
+
+def test_the_panels_refresh_the_clock_bar_and_recent_events_but_not_the_toast(
+    dj_client, campaign, aiko
+):
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
+
+    html = dj_client.get(reverse("board_panels", args=["kiso"]), headers=HX).content.decode()
+
+    assert 'id="clockbar"' in html and 'id="recent"' in html and "Shock Leve" in html
+    assert 'id="toasts"' not in html
+
+
 def test_the_board_reads_few_queries_whatever_the_log_and_party_size(
     dj_client, campaign, django_assert_max_num_queries
 ):
