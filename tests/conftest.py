@@ -47,3 +47,9 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
 def fast_password_hashing(settings):
     """PBKDF2 is slow on purpose; the tests only need hashes that check."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last: Playwright's sync API leaves an event loop set in the main thread
+    until the session ends, and Django refuses plain ORM calls from a thread with one."""
+    items.sort(key=lambda item: "/tests/browser/" in str(item.path))

@@ -1,0 +1,159 @@
+"""The DJ's board in a real browser: taps update the card in place, live on other pages."""
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.models import StateEvent
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(
+            campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 3}
+        )
+        for name in ("Aiko", "Kenji", "Mei")
+    }
+    return {"dj": dj, "campaign": campaign, "party": party, "url": f"{app_url}/c/kiso/"}
+
+
+def open_board(browser, app_url, table, width=1280):
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="es-ES")
+    log_in(context, app_url, table["dj"])
+    page = context.new_page()
+    page.goto(table["url"])
+    # Mark the page: a reload would lose this, an in-place swap keeps it.
+    page.evaluate("window.__noReload = true")
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def test_a_tap_updates_the_card_in_place_with_the_rule_trail(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+
+    aiko = card(page, "Aiko")
+    aiko.get_by_role("button", name="Fatiga grave").click()
+    expect(aiko.get_by_text("Fatiga Grave", exact=False).first).to_be_visible()
+    aiko.get_by_role("button", name="Fatiga grave").click()
+    aiko.get_by_role("button", name="Fatiga grave").click()
+
+    toast = page.locator("#toasts")
+    expect(toast).to_contain_text("R8")
+    expect(card(page, "Aiko").get_by_text("no puede actuar")).to_be_visible()
+    assert page.evaluate("window.__noReload") is True
+    screenshot(page, "board-1280")
+
+
+def test_emocion_takes_two_taps(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    mei = card(page, "Mei")
+
+    mei.get_by_role("button", name="Emoción leve").click()
+    mei.get_by_role("button", name="miedo").click()
+
+    expect(card(page, "Mei").get_by_text("Emoción Leve: miedo")).to_be_visible()
+    assert page.evaluate("window.__noReload") is True
+
+
+def test_a_second_page_sees_the_change_within_a_second(browser, app_url, table):
+    first = open_board(browser, app_url, table)
+    second = open_board(browser, app_url, table)
+    expect(second.locator("#live-status")).to_be_hidden()
+    expect(second.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+
+    started = time.monotonic()
+    card(first, "Kenji").get_by_role("button", name="Heridas grave").click()
+    expect(card(second, "Kenji").get_by_text("Heridas Grave")).to_be_visible(timeout=1000)
+    assert time.monotonic() - started < 1.5
+    assert second.evaluate("window.__noReload") is True
+
+
+def test_undo_voids_the_latest_event(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    card(page, "Aiko").get_by_role("button", name="Shock leve").click()
+    expect(card(page, "Aiko").get_by_text("no puede actuar")).to_be_visible()
+
+    page.get_by_role("button", name="Deshacer").click()
+
+    expect(card(page, "Aiko").get_by_text("no puede actuar")).to_have_count(0)
+    expect(page.locator("#toasts")).to_contain_text("Deshecho")
+    assert StateEvent.objects.filter(campaign=table["campaign"], void_at__isnull=False).count() == 1
+
+
+def test_a_ts_roll_shows_the_die_and_applies_the_result(browser, app_url, table):
+    campaign, aiko = table["campaign"], table["party"]["Aiko"]
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "shock", "grade": "grave"},
+    )
+    services.event_record(campaign=campaign, character=aiko, event={"kind": "turn_end"})
+    page = open_board(browser, app_url, table)
+    aiko_card = card(page, "Aiko")
+    expect(aiko_card.get_by_text("TS VOL: salir de Shock grave")).to_be_visible()
+
+    aiko_card.get_by_role("button", name="Tirar").click()
+
+    expect(page.locator("#toasts")).to_contain_text(re.compile(r"1d6 = [1-6] contra 3"))
+    saved = StateEvent.objects.filter(campaign=campaign).order_by("-seq").first().event
+    assert saved["kind"] == "save" and 1 <= saved["ts_roll"] <= 6
+    expected = "Shock Leve" if saved["success"] else "Shock Grave"
+    expect(card(page, "Aiko").get_by_text(expected)).to_be_visible()
+
+
+def test_a_rule_error_is_shown_on_the_card_and_nothing_is_recorded(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    before = StateEvent.objects.count()
+    aiko = card(page, "Aiko")
+    aiko.get_by_text("Más acciones").click()
+    aiko.get_by_role("button", name="Curación").click()
+    aiko.get_by_role("button", name="Kenji").click()
+
+    expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("Heridas")
+    assert StateEvent.objects.count() == before
+
+
+def test_the_calculator(browser, app_url, table):
+    campaign, mei = table["campaign"], table["party"]["Mei"]
+    services.event_record(
+        campaign=campaign,
+        character=mei,
+        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+    )
+    page = open_board(browser, app_url, table)
+    calc = page.locator("#calculator")
+
+    calc.get_by_label("PJ").select_option(label="Mei")
+    expect(page.locator(".calc-total")).to_have_text("−3")
+    page.locator("#calculator").get_by_label("Atributo").select_option("VOL")
+
+    expect(page.locator(".calc-total")).to_have_text("0")
+
+
+def test_keyboard_shortcuts_apply_to_the_chosen_card(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+
+    page.keyboard.press("2")  # Kenji, the second card by name
+    page.keyboard.press("s")
+    page.keyboard.press("1")
+
+    expect(card(page, "Kenji").get_by_text("Shock Leve")).to_be_visible()
+    page.keyboard.press("?")
+    expect(page.get_by_role("dialog", name="Atajos de teclado")).to_be_visible()
+
+
+def test_the_board_fits_a_phone(browser, app_url, table):
+    page = open_board(browser, app_url, table, width=360)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    screenshot(page, "board-360")
