@@ -56,7 +56,7 @@ run: venv-check $(VENV)/.run-installed $(MO_FILES)
 	$(VPY) manage.py migrate --noinput
 	$(VPY) manage.py demo
 	@echo "Serving http://$(HOST):$(PORT)/  (Ctrl+C to stop)"
-	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off --timeout-graceful-shutdown 5
 
 test: venv-check $(VENV)/.dev-installed $(MO_FILES)
 	$(VPY) -m pytest $(PYTEST_ARGS)

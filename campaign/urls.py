@@ -8,7 +8,7 @@ urlpatterns = [
     path("campanas/nueva/", home.campaign_new, name="campaign_new"),
     # The DJ's table
     path("c/<slug:slug>/", board.board, name="board"),
-    path("c/<slug:slug>/paneles/", board.panels, name="board_panels"),
+    path("c/<slug:slug>/refrescar/", board.refresh, name="board_refresh"),
     path("c/<slug:slug>/pj/<int:pk>/tarjeta/", board.card, name="card"),
     path("c/<slug:slug>/pj/<int:pk>/accion/", board.act, name="act"),
     path("c/<slug:slug>/pj/<int:pk>/secreto/", board.secret, name="secret"),
@@ -17,7 +17,7 @@ urlpatterns = [
     path("c/<slug:slug>/tiempo/", board.party_time, name="party_time"),
     path("c/<slug:slug>/descanso/", board.party_descanso, name="party_descanso"),
     path("c/<slug:slug>/deshacer/", board.undo, name="undo"),
-    path("c/<slug:slug>/eventos/<int:seq>/anular/", board.void, name="void"),
+    path("c/<slug:slug>/anular/", board.void, name="void"),
     path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),

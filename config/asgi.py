@@ -6,4 +6,9 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from campaign.fastpath import fast_refresh  # noqa: E402  (needs the settings loaded)
+
+# Live board refreshes that memory can answer skip Django's request cycle (fastpath.py).
+application = fast_refresh(django_application)

@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: keeps the chain sync, in one thread, under ASGI (see its docstring).
+    "campaign.middleware.SyncChainMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

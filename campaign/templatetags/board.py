@@ -8,6 +8,23 @@ from django.utils.html import format_html
 register = template.Library()
 
 
+@register.simple_tag(takes_context=True)
+def form_fields(context) -> str:
+    """The CSRF token and a fresh idempotency key of a board form.
+
+    Left out of "shared" renderings (a live refresh, cached for every DJ page alike): there
+    htmx sends the CSRF header and board.js gives each form its own key.
+    """
+    if context.get("shared"):
+        return ""
+    from django.middleware.csrf import get_token
+
+    token = get_token(context["request"])
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">{}', token, form_key()
+    )
+
+
 @register.simple_tag
 def form_key() -> str:
     """A hidden idempotency key, fresh for each rendered form: a double tap sends the same

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
@@ -21,7 +22,7 @@ import rules
 from rules import RuleError
 from rules.vocab import ESPECIFICOS
 
-from .. import cards, forms, selectors, services
+from .. import cards, fastpath, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import modifier_breakdown
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
@@ -103,14 +104,65 @@ def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return _render_card(request, campaign, character)
 
 
+def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | None) -> list[str]:
+    """The parts of a live refresh (the cards `wanted`, or all when None, then the panels),
+    rendered once per change for every DJ page (campaign.fastpath keeps them)."""
+    shared = fastpath.SHARED
+    base = (campaign.pk, campaign.change_cursor, _lang())
+    board = {}
+
+    def loaded() -> dict:
+        # One read of the board, only when something is not rendered yet.
+        if not board:
+            characters = selectors.board_characters(campaign=campaign)
+            board["characters"] = {c.pk: c for c in characters}
+            board["catalogue"] = selectors.catalogue_by_name(campaign=campaign)
+            board["panels"] = _panels(campaign, characters)
+        return board
+
+    def render_card(pk: int) -> str:
+        character = loaded()["characters"].get(pk)
+        if character is None:  # archived meanwhile: off this page's board too
+            return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
+        context = {
+            **loaded()["panels"],
+            "card": _build(campaign, character, loaded()["catalogue"]),
+            "shared": True,
+            "card_oob": True,
+        }
+        return render_to_string(TEMPLATE + "#card", context, request)
+
+    def render_panels() -> str:
+        context = {**loaded()["panels"], "shared": True, "oob": True, "live": True}
+        return render_to_string(TEMPLATE + "#live", context, request)
+
+    if wanted is None:
+        pks = shared.get((*base, "pks"), lambda: ",".join(map(str, loaded()["characters"])))
+        wanted = [int(pk) for pk in pks.split(",") if pk]
+    parts = [shared.get((*base, "card", pk), lambda p=pk: render_card(p)) for pk in wanted]
+    parts.append(shared.get((*base, "panels"), render_panels))
+    return parts
+
+
+def _warm(request: HttpRequest, campaign: Campaign, character: Character | None) -> None:
+    """Render, right after a change, the refresh every other open board is about to ask for."""
+    campaign.refresh_from_db(fields=["change_cursor"])
+    shared_parts(request, campaign, [character.pk] if character is not None else None)
+
+
 @require_GET
 @login_required
-def panels(request: HttpRequest, slug: str) -> HttpResponse:
-    """The clock bar and recent events, for a live refresh."""
+def refresh(request: HttpRequest, slug: str) -> HttpResponse:
+    """What a live change asks for: the named cards (or all) and the panels, out of band."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    characters = selectors.board_characters(campaign=campaign)
-    context = {**_panels(campaign, characters), "oob": True, "live": True}
-    return render(request, TEMPLATE + "#oob", context)
+    # This session may now be answered from memory for a few seconds (campaign.fastpath).
+    fastpath.grant(session_key=request.session.session_key, slug=slug, campaign_id=campaign.pk)
+    wanted = request.GET.getlist("pj")
+    if not all(pk.isdigit() for pk in wanted):
+        return HttpResponseBadRequest(_("Unknown PJ."))
+    everyone = request.GET.get("all") == "1"
+    parts = shared_parts(request, campaign, None if everyone else [int(pk) for pk in wanted])
+    return HttpResponse("".join(parts))
 
 
 def _render_card(
@@ -221,11 +273,19 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
         return _refuse(request, campaign, character, err.message(_lang()), status=422)
+    _warm(request, campaign, character)
     toast = event_summary(record, roll=action.roll)
     if not request.htmx:
         messages.success(request, toast["text"])
         return redirect("board", slug=campaign.slug)
-    return _render_card(request, campaign, character, toast=toast)
+    return _cursor(_render_card(request, campaign, character, toast=toast), campaign)
+
+
+def _cursor(response: HttpResponse, campaign: Campaign) -> HttpResponse:
+    """Tell the page the change cursor its answer reflects: it then skips the live refresh
+    of its own change (board.js)."""
+    response["X-Change-Cursor"] = str(campaign.change_cursor)
+    return response
 
 
 def _lang() -> str:
@@ -319,6 +379,7 @@ def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status
 
 
 def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) -> HttpResponse:
+    _warm(request, campaign, None)
     toast = toasts[-1] if toasts else None
     if toast is not None and len(toasts) > 1:
         toast = {**toast, "before": toasts[:-1]}
@@ -326,7 +387,7 @@ def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) ->
         for t in toasts:
             messages.success(request, t["text"])
         return redirect("board", slug=campaign.slug)
-    return _render_board_part(request, campaign, toast=toast)
+    return _cursor(_render_board_part(request, campaign, toast=toast), campaign)
 
 
 def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suffix: str = ""):
@@ -422,11 +483,17 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
-    """Void any event of the log, with a reason."""
+def void(request: HttpRequest, slug: str) -> HttpResponse:
+    """Void any event of the log (its number in `seq`), with a reason."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    event = StateEvent.objects.filter(campaign=campaign, seq=seq).select_related("character")
-    event = event.first()
+    seq = (request.POST.get("seq") or "").strip()
+    event = None
+    if seq.isdigit():
+        event = (
+            StateEvent.objects.filter(campaign=campaign, seq=int(seq))
+            .select_related("character")
+            .first()
+        )
     if event is None:
         return _party_refuse(request, campaign, _("No such event."), 404)
     reason = " ".join((request.POST.get("reason") or "").split())[:500]
@@ -466,7 +533,7 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
         context["result"] = modifier_breakdown(request.GET, characters)
     except ValidationError as err:
         context["calc_error"] = " ".join(err.messages)
-    template = TEMPLATE + "#calculator" if request.htmx else TEMPLATE
+    template = TEMPLATE + "#calc_result" if request.htmx else TEMPLATE
     if not request.htmx:
         context = {**_board_context(request, campaign), **context}
     return render(request, template, context)

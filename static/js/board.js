@@ -8,58 +8,99 @@
   var slug = board.dataset.slug;
 
   // -- live: another page changed something; fetch our own rendering of it -----------
-  function refreshCard(card) {
-    if (card.querySelector(".ask-slot > *")) {
-      card.dataset.stale = "1"; // a second-tap form is open: refresh when it closes
-      return;
+  // One request per change: the named cards (or all) and the panels, swapped out of band.
+  // The cursor of this page's own last answer: the stream's news of it is no news here.
+  // While this page waits for its own answer, news waits too (it may be that answer's).
+  var ownCursor = 0;
+  var posting = 0;
+  var waiting = [];
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") posting += 1;
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    var cursor = xhr && Number(xhr.getResponseHeader("X-Change-Cursor"));
+    if (cursor > ownCursor) ownCursor = cursor;
+    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") {
+      posting = Math.max(0, posting - 1);
+      if (!posting) waiting.splice(0).forEach(refresh);
     }
-    htmx.trigger(card, "zodiac-refresh");
-  }
-  function refreshPanels() {
-    htmx.ajax("GET", "/c/" + slug + "/paneles/", { swap: "none" });
-  }
+  });
   document.addEventListener("zodiac:change", function (event) {
     var detail = event.detail || {};
-    var cards = detail.all
-      ? board.querySelectorAll("article.pj-card")
-      : (detail.pj || []).map(function (id) { return document.getElementById("pj-" + id); });
-    var missing = false;
-    Array.prototype.forEach.call(cards, function (card) {
-      if (card) refreshCard(card); else missing = true;
-    });
-    // A PJ added, archived or restored elsewhere: the list of cards itself changed.
-    if (missing) htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
-    refreshPanels();
+    if (posting) waiting.push(detail); else refresh(detail);
   });
 
-  // A refresh of the clock bar must not throw away time the DJ is typing in "Other time…".
+  function refresh(detail) {
+    if (detail.cursor && detail.cursor <= ownCursor) return;
+    var query = detail.all ? "all=1" : (detail.pj || []).map(function (id) { return "pj=" + id; }).join("&");
+    var missing = !detail.all && (detail.pj || []).some(function (id) { return !document.getElementById("pj-" + id); });
+    htmx.ajax("GET", "/c/" + slug + "/refrescar/?" + query, { swap: "none" });
+    // A PJ added, archived or restored elsewhere: the list of cards itself changed.
+    if (missing) {
+      htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
+    }
+  }
+
+  // A card with a second-tap form open is not replaced under the DJ's finger: it is
+  // refreshed when that form closes. Otherwise "More actions" stays open and the focus
+  // stays in the card across the swap.
+  var kept = {};
+  function beforeCardSwap(card) {
+    kept[card.id] = {
+      open: !!card.querySelector("details.more[open]"),
+      focus: card.contains(document.activeElement),
+    };
+  }
+  function afterCardSwap(card) {
+    var was = kept[card.id];
+    delete kept[card.id];
+    if (!was) return;
+    var more = card.querySelector("details.more");
+    if (more && was.open) more.open = true;
+    if (was.focus) card.focus({ preventScroll: true });
+  }
   document.body.addEventListener("htmx:oobBeforeSwap", function (event) {
     var target = event.detail.target;
-    if (target && target.id === "clockbar" && target.querySelector("details.menu[open]")) {
-      event.detail.shouldSwap = false;
+    if (!target) return;
+    if (target.id === "clockbar" && target.querySelector("details.menu[open]")) {
+      event.detail.shouldSwap = false; // time the DJ is typing in "Other time…"
+    } else if (target.classList && target.classList.contains("pj-card")) {
+      if (target.querySelector(".ask-slot > *")) {
+        event.detail.shouldSwap = false;
+        target.dataset.stale = "1";
+      } else {
+        beforeCardSwap(target);
+      }
     }
   });
-
-  // Keep "More actions" open and the focus in a card across its swap.
-  var kept = null;
+  document.body.addEventListener("htmx:oobAfterSwap", function (event) {
+    var target = event.detail.target;
+    if (target && target.id && target.id.indexOf("pj-") === 0) {
+      var card = document.getElementById(target.id);
+      if (card) afterCardSwap(card);
+    }
+  });
   document.body.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
-    if (!target || !target.classList || !target.classList.contains("pj-card")) return;
-    kept = {
-      id: target.id,
-      open: !!target.querySelector("details.more[open]"),
-      focus: target.contains(document.activeElement),
-    };
+    if (target && target.classList && target.classList.contains("pj-card")) beforeCardSwap(target);
   });
-  document.body.addEventListener("htmx:afterSwap", function () {
-    if (!kept) return;
-    var card = document.getElementById(kept.id);
-    if (card) {
-      var more = card.querySelector("details.more");
-      if (more && kept.open) more.open = true;
-      if (kept.focus) card.focus({ preventScroll: true });
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    var card = target && target.id ? document.getElementById(target.id) : null;
+    if (card && card.classList.contains("pj-card")) afterCardSwap(card);
+  });
+
+  // Forms from a shared (live) rendering carry no idempotency key: give each form element
+  // one, kept until the element is replaced, so a double tap still records once.
+  document.body.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail.elt.closest ? event.detail.elt.closest("form") : null;
+    if (!form || event.detail.verb !== "post" || event.detail.parameters.key) return;
+    if (!form.dataset.key) {
+      form.dataset.key = window.crypto && crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
+        : String(Date.now()) + Math.random().toString(16).slice(2);
     }
-    kept = null;
+    event.detail.parameters.key = form.dataset.key;
   });
 
   // -- clicks ----------------------------------------------------------------------

@@ -43,12 +43,13 @@ def test_a_tap_updates_the_card_in_place_with_the_rule_trail(browser, app_url, t
     page = open_board(browser, app_url, table)
 
     aiko = card(page, "Aiko")
+    toast = page.locator("#toasts")
     aiko.get_by_role("button", name="Fatiga grave").click()
-    expect(aiko.get_by_text("Fatiga Grave", exact=False).first).to_be_visible()
+    expect(toast).to_contain_text("Marca Fatiga Grave")
     aiko.get_by_role("button", name="Fatiga grave").click()
+    expect(toast).to_contain_text("Marca Fatiga Persistente")
     aiko.get_by_role("button", name="Fatiga grave").click()
 
-    toast = page.locator("#toasts")
     expect(toast).to_contain_text("R8")
     expect(card(page, "Aiko").get_by_text("no puede actuar")).to_be_visible()
     assert page.evaluate("window.__noReload") is True

@@ -70,15 +70,32 @@ def test_a_card_alone_for_a_live_refresh(dj_client, campaign, aiko):
     assert 'id="toasts"' not in html
 
 
-def test_the_panels_refresh_the_clock_bar_and_recent_events_but_not_the_toast(
-    dj_client, campaign, aiko
+def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_secrets(
+    dj_client, campaign, aiko, kenji
 ):
     act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
+    url = reverse("board_refresh", args=["kiso"])
 
-    html = dj_client.get(reverse("board_panels", args=["kiso"]), headers=HX).content.decode()
+    one = dj_client.get(url, {"pj": aiko.pk}, headers=HX).content.decode()
+    everyone = dj_client.get(url, {"all": "1"}, headers=HX).content.decode()
 
-    assert 'id="clockbar"' in html and 'id="recent"' in html and "Shock Leve" in html
-    assert 'id="toasts"' not in html
+    assert f'id="pj-{aiko.pk}"' in one and f'id="pj-{kenji.pk}"' not in one
+    assert f'id="pj-{aiko.pk}"' in everyone and f'id="pj-{kenji.pk}"' in everyone
+    for html in (one, everyone):
+        assert html.count('hx-swap-oob="true"') >= 4  # cards, clock, undo, recent events
+        assert 'id="clock"' in html and 'id="undo"' in html and 'id="recent"' in html
+        assert "Shock Leve" in html and 'id="toasts"' not in html
+        # Shared by every DJ page: no CSRF token, no idempotency key of anyone's.
+        assert "csrfmiddlewaretoken" not in html and 'name="key"' not in html
+    assert dj_client.get(url, {"pj": "x"}, headers=HX).status_code == 400
+
+
+def test_a_refresh_for_an_archived_pj_removes_its_card(dj_client, campaign, aiko):
+    services.character_archive(character=aiko)
+    html = dj_client.get(
+        reverse("board_refresh", args=["kiso"]), {"pj": aiko.pk}, headers=HX
+    ).content.decode()
+    assert f'<div id="pj-{aiko.pk}" hx-swap-oob="delete"></div>' in html
 
 
 def test_the_board_reads_few_queries_whatever_the_log_and_party_size(
@@ -104,7 +121,7 @@ def test_the_board_reads_few_queries_whatever_the_log_and_party_size(
 
 GETS = [
     ("board", []),
-    ("board_panels", []),
+    ("board_refresh", []),
     ("calculator", []),
     ("card", ["pj"]),
     ("ask", ["pj", "heal"]),
@@ -116,7 +133,7 @@ POSTS = [
     ("party_time", []),
     ("party_descanso", []),
     ("undo", []),
-    ("void", ["seq"]),
+    ("void", []),
 ]
 
 
@@ -650,9 +667,9 @@ def test_void_an_earlier_event_with_a_reason(dj_client, campaign, aiko):
     wound = last(campaign)
     act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
 
-    missing = dj_client.post(reverse("void", args=["kiso", wound.seq]), headers=HX)
+    missing = dj_client.post(reverse("void", args=["kiso"]), {"seq": wound.seq}, headers=HX)
     done = dj_client.post(
-        reverse("void", args=["kiso", wound.seq]), {"reason": "era para Kenji"}, headers=HX
+        reverse("void", args=["kiso"]), {"seq": wound.seq, "reason": "era para Kenji"}, headers=HX
     )
 
     assert missing.status_code == 422
@@ -672,7 +689,7 @@ def test_a_refused_void_shows_the_engines_explanation(dj_client, campaign, aiko)
     act(dj_client, campaign, aiko, action="wake")
 
     response = dj_client.post(
-        reverse("void", args=["kiso", sleep.seq]), {"reason": "no"}, headers=HX
+        reverse("void", args=["kiso"]), {"seq": sleep.seq, "reason": "no"}, headers=HX
     )
 
     assert response.status_code == 409
@@ -682,8 +699,11 @@ def test_a_refused_void_shows_the_engines_explanation(dj_client, campaign, aiko)
 
 
 def test_void_of_an_unknown_event_is_404(dj_client, campaign):
-    response = dj_client.post(reverse("void", args=["kiso", 999]), {"reason": "x"}, headers=HX)
-    assert response.status_code == 404
+    for seq in ("999", "", "uno"):
+        response = dj_client.post(
+            reverse("void", args=["kiso"]), {"seq": seq, "reason": "x"}, headers=HX
+        )
+        assert response.status_code == 404
 
 
 # -- the calculator ---------------------------------------------------------------------
@@ -704,7 +724,7 @@ def test_the_calculator_breaks_the_modifier_down_and_caps_it(dj_client, campaign
     assert '<span class="calc-total">−3</span>' in html
     assert "Heridas Grave" in html and "Fatiga Leve" in html and "Emoción Leve: miedo" in html
     assert "Suma −4, limitada a −3" in html and 'href="/reglas/#R20"' in html
-    assert '<option value="VOL"' in html  # the form comes back whole, ready for the next pick
+    assert "<form" not in html  # only the result: the form the DJ is using stays in place
 
 
 @pytest.mark.parametrize(
