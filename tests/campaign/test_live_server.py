@@ -378,3 +378,31 @@ def test_a_lost_listen_connection_is_polled_around_then_taken_again(url, table):
     assert polled["data"]["pj"] == [kenji.pk]
     assert heard["data"] == {"cursor": since + 3, "pj": [aiko.pk], "all": False}
     assert len(taken_again) == 1
+
+
+def get(base: str, path: str, cookie: str) -> http.client.HTTPResponse:
+    where = urlsplit(base)
+    connection_ = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
+    connection_.request("GET", path, headers={"Cookie": cookie, "HX-Request": "true"})
+    response = connection_.getresponse()
+    response.body = response.read()
+    connection_.close()
+    return response
+
+
+def test_a_djs_refresh_is_answered_from_memory_once_django_let_the_session_in(url, table):
+    campaign, dj, player, aiko, _kenji = table
+    wound(aiko)
+    path = f"/c/{campaign.slug}/refrescar/?pj={aiko.pk}"
+    with event_stream(url, campaign, dj, since=cursor(campaign)):
+        cookie = session_cookie(dj)
+        first = get(url, path, cookie)
+        second = get(url, path, cookie)
+        stranger = get(url, path, session_cookie(player))
+
+    assert first.status == 200 and first.getheader("x-refresh-from") is None
+    assert second.status == 200 and second.getheader("x-refresh-from") == "memory"
+    assert second.body == first.body and f'id="pj-{aiko.pk}"'.encode() in second.body
+    assert b"csrfmiddlewaretoken" not in second.body
+    # A player of the campaign never reaches the DJ's board, from memory or not.
+    assert stranger.status == 404 and stranger.getheader("x-refresh-from") is None
