@@ -61,10 +61,13 @@ run: venv-check $(VENV)/.run-installed $(MO_FILES)
 test: venv-check $(VENV)/.dev-installed $(MO_FILES)
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
+# Every benchmark runs; the ones that missed a target are named at the end (exit 1).
 bench: venv-check $(VENV)/.dev-installed
-	@set -e; found=0; for f in bench/bench_*.py; do \
-	  [ -e "$$f" ] || continue; found=1; echo "== $$f"; $(VPY) "$$f"; \
-	done; [ $$found = 1 ] || echo "No benchmarks in bench/."
+	@found=0; missed=""; for f in bench/bench_*.py; do \
+	  [ -e "$$f" ] || continue; found=1; echo "== $$f"; \
+	  $(VPY) "$$f" || missed="$$missed $$f"; \
+	done; [ $$found = 1 ] || echo "No benchmarks in bench/."; \
+	if [ -n "$$missed" ]; then echo "Missed a target:$$missed"; exit 1; fi
 
 lint: venv-check $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .

@@ -8,6 +8,10 @@ that may be written to), Debian's chromium driven by Playwright. The 21 pages st
 devices at the table, so Chromium's background-tab throttling is switched off (a phone
 shows its own page in the foreground). Each observer page times the change with a
 MutationObserver; the DJ page stamps the click; both read the same wall clock.
+
+Knobs for looking closer: OBSERVERS (default 20) and CLICKS (30); TIMING=1 prints when the
+refresh request left, got its first byte and ended; METRICS=1 prints one observer's
+main-thread time per click (and PROFILE=1 its JavaScript profile).
 """
 
 from __future__ import annotations
@@ -92,8 +96,7 @@ def start_server() -> tuple[subprocess.Popen, str]:
         port = s.getsockname()[1]
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
     command += ["--port", str(port), "--lifespan", "off", "--log-level", "warning"]
-    prefix = ["nice", "-n", os.environ["SERVER_NICE"]] if os.environ.get("SERVER_NICE") else []
-    process = subprocess.Popen(prefix + command, cwd=ROOT, env=os.environ.copy())
+    process = subprocess.Popen(command, cwd=ROOT, env=os.environ.copy())
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -126,7 +129,6 @@ def main() -> int:
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
     server, base = start_server()
     latencies: list[float] = []
-    sources: dict[str, int] = {}
     heard: list[float] = []
     timing: list[list[float]] = []
     try:
@@ -174,6 +176,9 @@ def main() -> int:
                 return {m["name"]: m["value"] for m in raw}
 
             before = metrics() if cdp else None
+            if cdp and os.environ.get("PROFILE"):
+                cdp.send("Profiler.enable")
+                cdp.send("Profiler.start")
             for i in range(CLICKS):
                 pj = party[i % len(party)]
                 grade = ("leve", "grave")[i // len(party) % 2]
@@ -201,6 +206,17 @@ def main() -> int:
                         )
                         timing.append([t - clicked for t in entry[:3]] + [entry[3]])
                 dj_page.wait_for_timeout(50)
+            if cdp and os.environ.get("PROFILE"):
+                profile = cdp.send("Profiler.stop")["profile"]
+                self_time: dict[str, float] = {}
+                deltas = profile.get("timeDeltas", [])
+                nodes = {n["id"]: n for n in profile["nodes"]}
+                for sample, delta in zip(profile.get("samples", []), deltas, strict=False):
+                    frame = nodes[sample]["callFrame"]
+                    name = f"{frame['functionName'] or '(anon)'} {frame['url'].rsplit('/', 1)[-1]}"
+                    self_time[name] = self_time.get(name, 0) + delta / 1000
+                for name, ms in sorted(self_time.items(), key=lambda x: -x[1])[:15]:
+                    print(f"  {ms / CLICKS:7.2f} ms/click  {name}")
             if cdp:
                 after = metrics()
                 for name in (
