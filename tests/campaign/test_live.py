@@ -17,19 +17,6 @@ from campaign.models import Membership
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _after_playwright():
-    # Once a browser test ran, Playwright's sync API leaves its event loop set in this
-    # thread; the ORM calls made here (the database flush too) block all the same.
-    with pytest.MonkeyPatch.context() as patch:
-        try:
-            asyncio.get_running_loop()
-            patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        except RuntimeError:
-            pass
-        yield
-
-
 def poll(client, campaign, since):
     return client.get(reverse("live_changes", args=[campaign.slug]), {"since": since})
 

@@ -4,7 +4,6 @@ The streams are read with http.client; writes come from this test process (a com
 transaction, so like another server's) or through a server's admin, which records a change.
 """
 
-import asyncio
 import http.client
 import json
 import re
@@ -24,19 +23,6 @@ from tests.browser.conftest import start_server, stop_server
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 DELIVERY = 1.0  # seconds: the issue's promise, from a write's commit to the page
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _after_playwright():
-    # Once a browser test ran, Playwright's sync API leaves its event loop set in this
-    # thread; the ORM calls made here (the database flush too) block all the same.
-    with pytest.MonkeyPatch.context() as patch:
-        try:
-            asyncio.get_running_loop()
-            patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        except RuntimeError:
-            pass
-        yield
 
 
 @pytest.fixture(scope="module")
