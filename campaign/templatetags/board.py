@@ -12,10 +12,10 @@ register = template.Library()
 def form_fields(context) -> str:
     """The CSRF token and a fresh idempotency key of a board form.
 
-    Left out of "shared" renderings (a live refresh, cached for every DJ page alike): there
+    Left out of "common" renderings (a live refresh, cached for every DJ page alike): there
     htmx sends the CSRF header and board.js gives each form its own key.
     """
-    if context.get("shared"):
+    if context.get("common"):
         return ""
     from django.middleware.csrf import get_token
 

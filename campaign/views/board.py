@@ -127,13 +127,13 @@ def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | N
         context = {
             **loaded()["panels"],
             "card": _build(campaign, character, loaded()["catalogue"]),
-            "shared": True,
+            "common": True,
             "card_oob": True,
         }
         return render_to_string(TEMPLATE + "#card", context, request)
 
     def render_panels() -> str:
-        context = {**loaded()["panels"], "shared": True, "oob": True, "live": True}
+        context = {**loaded()["panels"], "common": True, "oob": True, "live": True}
         return render_to_string(TEMPLATE + "#live", context, request)
 
     if wanted is None:
