@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import board, home, live, reference, setup
+from .views import board, home, live, party, reference, setup
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -13,11 +13,11 @@ urlpatterns = [
     path("c/<slug:slug>/pj/<int:pk>/accion/", board.act, name="act"),
     path("c/<slug:slug>/pj/<int:pk>/secreto/", board.secret, name="secret"),
     path("c/<slug:slug>/pj/<int:pk>/elegir/<slug:kind>/", board.ask, name="ask"),
-    path("c/<slug:slug>/ronda/", board.next_round, name="next_round"),
-    path("c/<slug:slug>/tiempo/", board.party_time, name="party_time"),
-    path("c/<slug:slug>/descanso/", board.party_descanso, name="party_descanso"),
-    path("c/<slug:slug>/deshacer/", board.undo, name="undo"),
-    path("c/<slug:slug>/anular/", board.void, name="void"),
+    path("c/<slug:slug>/ronda/", party.next_round, name="next_round"),
+    path("c/<slug:slug>/tiempo/", party.party_time, name="party_time"),
+    path("c/<slug:slug>/descanso/", party.party_descanso, name="party_descanso"),
+    path("c/<slug:slug>/deshacer/", party.undo, name="undo"),
+    path("c/<slug:slug>/anular/", party.void, name="void"),
     path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),

@@ -16,7 +16,6 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import reswap, retarget
 
 import rules
 from rules import RuleError
@@ -26,7 +25,7 @@ from .. import cards, fastpath, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import modifier_breakdown
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
-from ..trail import event_label, event_summary
+from ..trail import event_summary
 
 TEMPLATE = "campaign/board.html"
 ASK_KINDS = ("emocion-leve", "emocion-grave", "afeccion", "especifico", "heal", "surgery", "more")
@@ -68,7 +67,7 @@ def _panels(campaign: Campaign, characters: list[Character]) -> dict:
     }
 
 
-def _board_context(request: HttpRequest, campaign: Campaign) -> dict:
+def board_context(request: HttpRequest, campaign: Campaign) -> dict:
     characters = selectors.board_characters(campaign=campaign)
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     return {
@@ -92,7 +91,7 @@ def _card(campaign: Campaign, character: Character) -> cards.Card:
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     """The DJ's dashboard: every PJ's card, the clock, the time bar, recent events."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    return render(request, TEMPLATE, _board_context(request, campaign))
+    return render(request, TEMPLATE, board_context(request, campaign))
 
 
 @require_GET
@@ -108,7 +107,7 @@ def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | N
     """The parts of a live refresh (the cards `wanted`, or all when None, then the panels),
     rendered once per change for every DJ page (campaign.fastpath keeps them)."""
     shared = fastpath.SHARED
-    base = (campaign.pk, campaign.change_cursor, _lang())
+    base = (campaign.pk, campaign.change_cursor, cards.lang())
     board = {}
 
     def loaded() -> dict:
@@ -144,7 +143,7 @@ def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | N
     return parts
 
 
-def _warm(request: HttpRequest, campaign: Campaign, character: Character | None) -> None:
+def warm(request: HttpRequest, campaign: Campaign, character: Character | None) -> None:
     """Render, right after a change, the refresh every other open board is about to ask for."""
     campaign.refresh_from_db(fields=["change_cursor"])
     shared_parts(request, campaign, [character.pk] if character is not None else None)
@@ -195,7 +194,7 @@ def _render_card(
 # -- acting on one PJ --------------------------------------------------------------------
 
 
-def _key(request: HttpRequest) -> str:
+def idempotency_key(request: HttpRequest) -> str:
     key = (request.POST.get("key") or "").strip()
     return f"{request.user.pk}:{key}"[:100] if key else ""
 
@@ -212,7 +211,7 @@ def _record(
             character=character,
             event=action.event,
             actor=request.user,
-            idempotency_key=_key(request),
+            idempotency_key=idempotency_key(request),
             secret=bool(action.secret_names),
         )
         if action.secret_names and character is not None:
@@ -272,24 +271,20 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except ValidationError as err:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
-        return _refuse(request, campaign, character, err.message(_lang()), status=422)
-    _warm(request, campaign, character)
+        return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
+    warm(request, campaign, character)
     toast = event_summary(record, roll=action.roll)
     if not request.htmx:
         messages.success(request, toast["text"])
         return redirect("board", slug=campaign.slug)
-    return _cursor(_render_card(request, campaign, character, toast=toast), campaign)
+    return with_cursor(_render_card(request, campaign, character, toast=toast), campaign)
 
 
-def _cursor(response: HttpResponse, campaign: Campaign) -> HttpResponse:
+def with_cursor(response: HttpResponse, campaign: Campaign) -> HttpResponse:
     """Tell the page the change cursor its answer reflects: it then skips the live refresh
     of its own change (board.js)."""
     response["X-Change-Cursor"] = str(campaign.change_cursor)
     return response
-
-
-def _lang() -> str:
-    return cards.lang()
 
 
 def _refuse(
@@ -350,174 +345,6 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
     return render(request, template, context)
 
 
-# -- acting on the whole party -----------------------------------------------------------
-
-
-def _render_board_part(
-    request: HttpRequest,
-    campaign: Campaign,
-    *,
-    toast: dict | None = None,
-    error: str = "",
-    status: int = 200,
-) -> HttpResponse:
-    """Every card and the panels: the answer to a campaign-wide action."""
-    context = _board_context(request, campaign)
-    context.update({"toast": toast, "error": error, "oob": True})
-    html = render_to_string(TEMPLATE + "#cards", context, request)
-    html += render_to_string(TEMPLATE + "#oob", context, request)
-    return HttpResponse(html, status=status)
-
-
-def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status: int):
-    if not request.htmx:
-        messages.error(request, message)
-        return redirect("board", slug=campaign.slug)
-    context = {"campaign": campaign, "error": message}
-    response = render(request, TEMPLATE + "#alert", context, status=status)
-    return reswap(retarget(response, "#board-alert"), "innerHTML")
-
-
-def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) -> HttpResponse:
-    _warm(request, campaign, None)
-    toast = toasts[-1] if toasts else None
-    if toast is not None and len(toasts) > 1:
-        toast = {**toast, "before": toasts[:-1]}
-    if not request.htmx:
-        for t in toasts:
-            messages.success(request, t["text"])
-        return redirect("board", slug=campaign.slug)
-    return _cursor(_render_board_part(request, campaign, toast=toast), campaign)
-
-
-def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suffix: str = ""):
-    key = _key(request)
-    return services.event_record(
-        campaign=campaign,
-        event=event,
-        actor=request.user,
-        idempotency_key=f"{key}{key_suffix}"[:100] if key else "",
-    )
-
-
-@require_POST
-@login_required
-def party_time(request: HttpRequest, slug: str) -> HttpResponse:
-    """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
-    campaign = campaign_for_dj(user=request.user, slug=slug)
-    try:
-        event = forms.time_event(request.POST)
-        record = _party_record(request, campaign, event)
-    except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 422)
-    except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422)
-    return _party_done(request, campaign, [event_summary(record)])
-
-
-def _party_error(err: RuleError) -> str:
-    """A campaign-wide refusal names the PJ (the note event_record adds) and the reason."""
-    notes = [n.removeprefix("PJ: ") for n in getattr(err, "__notes__", [])]
-    message = err.message(_lang())
-    return f"{', '.join(notes)}: {message}" if notes else message
-
-
-@require_POST
-@login_required
-def next_round(request: HttpRequest, slug: str) -> HttpResponse:
-    """A round passes. A PJ in Shock grave whose turn end was not recorded gets it first,
-    so its end-of-turn TS VOL is never skipped; the toast says so."""
-    campaign = campaign_for_dj(user=request.user, slug=slug)
-    toasts = []
-    try:
-        with transaction.atomic():
-            for character in selectors.turn_end_missing(campaign=campaign):
-                record = services.event_record(
-                    campaign=campaign,
-                    character=character,
-                    event={"kind": "turn_end"},
-                    actor=request.user,
-                    idempotency_key=f"{_key(request)}:t{character.pk}"[:100]
-                    if _key(request)
-                    else "",
-                )
-                toasts.append(event_summary(record))
-            record = _party_record(request, campaign, {"kind": "time", "rounds": 1})
-            toasts.append(event_summary(record))
-    except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422)
-    return _party_done(request, campaign, toasts)
-
-
-@require_POST
-@login_required
-def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
-    """The whole party sleeps 8 hours: a Descanso for each PJ (one per game day)."""
-    campaign = campaign_for_dj(user=request.user, slug=slug)
-    try:
-        record = _party_record(request, campaign, {"kind": "descanso"})
-    except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422)
-    return _party_done(request, campaign, [event_summary(record)])
-
-
-@require_POST
-@login_required
-def undo(request: HttpRequest, slug: str) -> HttpResponse:
-    """Void the campaign's latest event ("Deshacer"), if it is still the one the page showed."""
-    campaign = campaign_for_dj(user=request.user, slug=slug)
-    latest = selectors.latest_event(campaign=campaign)
-    expected = request.POST.get("seq", "")
-    if latest is None:
-        return _party_refuse(request, campaign, _("There is nothing to undo."), 409)
-    if expected and expected != str(latest.seq):
-        return _party_refuse(
-            request,
-            campaign,
-            _("The latest event changed meanwhile (now #%(seq)s): look again before undoing.")
-            % {"seq": latest.seq},
-            409,
-        )
-    return _void(request, campaign, latest, _("Undone from the board"))
-
-
-@require_POST
-@login_required
-def void(request: HttpRequest, slug: str) -> HttpResponse:
-    """Void any event of the log (its number in `seq`), with a reason."""
-    campaign = campaign_for_dj(user=request.user, slug=slug)
-    seq = (request.POST.get("seq") or "").strip()
-    event = None
-    if seq.isdigit():
-        event = (
-            StateEvent.objects.filter(campaign=campaign, seq=int(seq))
-            .select_related("character")
-            .first()
-        )
-    if event is None:
-        return _party_refuse(request, campaign, _("No such event."), 404)
-    reason = " ".join((request.POST.get("reason") or "").split())[:500]
-    if not reason:
-        return _party_refuse(request, campaign, _("Say why the event is voided."), 422)
-    return _void(request, campaign, event, reason)
-
-
-def _void(request: HttpRequest, campaign: Campaign, event: StateEvent, reason: str):
-    try:
-        services.event_void(event=event, actor=request.user, reason=reason)
-    except services.EventVoidRefused as refused:
-        return _party_refuse(request, campaign, refused.message(_lang()), 409)
-    except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 409)
-    who = event.character.name if event.character_id else _("Everyone")
-    text = _("Undone: #%(seq)s %(who)s: %(what)s") % {
-        "seq": event.seq,
-        "who": who,
-        "what": event_label(event.event),
-    }
-    return _party_done(request, campaign, [{"title": text, "lines": [], "text": text}])
-
-
 @require_GET
 @login_required
 def calculator(request: HttpRequest, slug: str) -> HttpResponse:
@@ -535,5 +362,5 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
         context["calc_error"] = " ".join(err.messages)
     template = TEMPLATE + "#calc_result" if request.htmx else TEMPLATE
     if not request.htmx:
-        context = {**_board_context(request, campaign), **context}
+        context = {**board_context(request, campaign), **context}
     return render(request, template, context)

@@ -1,0 +1,189 @@
+"""The DJ's table, party side: time for everyone, rounds, a party Descanso, undo and void.
+
+Each answers with every card and the board's panels (campaign-wide changes touch every PJ),
+or, refused, with the reason in the board's alert. Only the campaign's DJ reaches these.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django_htmx.http import reswap, retarget
+
+from rules import RuleError
+
+from .. import cards, forms, selectors, services
+from ..access import campaign_for_dj
+from ..models import Campaign, StateEvent
+from ..trail import event_label, event_summary
+from .board import TEMPLATE, board_context, idempotency_key, warm, with_cursor
+
+
+def _render_board_part(
+    request: HttpRequest,
+    campaign: Campaign,
+    *,
+    toast: dict | None = None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """Every card and the panels: the answer to a campaign-wide action."""
+    context = board_context(request, campaign)
+    context.update({"toast": toast, "error": error, "oob": True})
+    html = render_to_string(TEMPLATE + "#cards", context, request)
+    html += render_to_string(TEMPLATE + "#oob", context, request)
+    return HttpResponse(html, status=status)
+
+
+def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status: int):
+    if not request.htmx:
+        messages.error(request, message)
+        return redirect("board", slug=campaign.slug)
+    context = {"campaign": campaign, "error": message}
+    response = render(request, TEMPLATE + "#alert", context, status=status)
+    return reswap(retarget(response, "#board-alert"), "innerHTML")
+
+
+def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) -> HttpResponse:
+    warm(request, campaign, None)
+    toast = toasts[-1] if toasts else None
+    if toast is not None and len(toasts) > 1:
+        toast = {**toast, "before": toasts[:-1]}
+    if not request.htmx:
+        for t in toasts:
+            messages.success(request, t["text"])
+        return redirect("board", slug=campaign.slug)
+    return with_cursor(_render_board_part(request, campaign, toast=toast), campaign)
+
+
+def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suffix: str = ""):
+    key = idempotency_key(request)
+    return services.event_record(
+        campaign=campaign,
+        event=event,
+        actor=request.user,
+        idempotency_key=f"{key}{key_suffix}"[:100] if key else "",
+    )
+
+
+@require_POST
+@login_required
+def party_time(request: HttpRequest, slug: str) -> HttpResponse:
+    """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    try:
+        event = forms.time_event(request.POST)
+        record = _party_record(request, campaign, event)
+    except ValidationError as err:
+        return _party_refuse(request, campaign, " ".join(err.messages), 422)
+    except RuleError as err:
+        return _party_refuse(request, campaign, _party_error(err), 422)
+    return _party_done(request, campaign, [event_summary(record)])
+
+
+def _party_error(err: RuleError) -> str:
+    """A campaign-wide refusal names the PJ (the note event_record adds) and the reason."""
+    notes = [n.removeprefix("PJ: ") for n in getattr(err, "__notes__", [])]
+    message = err.message(cards.lang())
+    return f"{', '.join(notes)}: {message}" if notes else message
+
+
+@require_POST
+@login_required
+def next_round(request: HttpRequest, slug: str) -> HttpResponse:
+    """A round passes. A PJ in Shock grave whose turn end was not recorded gets it first,
+    so its end-of-turn TS VOL is never skipped; the toast says so."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    toasts = []
+    try:
+        with transaction.atomic():
+            for character in selectors.turn_end_missing(campaign=campaign):
+                record = services.event_record(
+                    campaign=campaign,
+                    character=character,
+                    event={"kind": "turn_end"},
+                    actor=request.user,
+                    idempotency_key=f"{idempotency_key(request)}:t{character.pk}"[:100]
+                    if idempotency_key(request)
+                    else "",
+                )
+                toasts.append(event_summary(record))
+            record = _party_record(request, campaign, {"kind": "time", "rounds": 1})
+            toasts.append(event_summary(record))
+    except RuleError as err:
+        return _party_refuse(request, campaign, _party_error(err), 422)
+    return _party_done(request, campaign, toasts)
+
+
+@require_POST
+@login_required
+def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
+    """The whole party sleeps 8 hours: a Descanso for each PJ (one per game day)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    try:
+        record = _party_record(request, campaign, {"kind": "descanso"})
+    except RuleError as err:
+        return _party_refuse(request, campaign, _party_error(err), 422)
+    return _party_done(request, campaign, [event_summary(record)])
+
+
+@require_POST
+@login_required
+def undo(request: HttpRequest, slug: str) -> HttpResponse:
+    """Void the campaign's latest event ("Deshacer"), if it is still the one the page showed."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    latest = selectors.latest_event(campaign=campaign)
+    expected = request.POST.get("seq", "")
+    if latest is None:
+        return _party_refuse(request, campaign, _("There is nothing to undo."), 409)
+    if expected and expected != str(latest.seq):
+        return _party_refuse(
+            request,
+            campaign,
+            _("The latest event changed meanwhile (now #%(seq)s): look again before undoing.")
+            % {"seq": latest.seq},
+            409,
+        )
+    return _void(request, campaign, latest, _("Undone from the board"))
+
+
+@require_POST
+@login_required
+def void(request: HttpRequest, slug: str) -> HttpResponse:
+    """Void any event of the log (its number in `seq`), with a reason."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    seq = (request.POST.get("seq") or "").strip()
+    event = None
+    if seq.isdigit():
+        event = (
+            StateEvent.objects.filter(campaign=campaign, seq=int(seq))
+            .select_related("character")
+            .first()
+        )
+    if event is None:
+        return _party_refuse(request, campaign, _("No such event."), 404)
+    reason = " ".join((request.POST.get("reason") or "").split())[:500]
+    if not reason:
+        return _party_refuse(request, campaign, _("Say why the event is voided."), 422)
+    return _void(request, campaign, event, reason)
+
+
+def _void(request: HttpRequest, campaign: Campaign, event: StateEvent, reason: str):
+    try:
+        services.event_void(event=event, actor=request.user, reason=reason)
+    except services.EventVoidRefused as refused:
+        return _party_refuse(request, campaign, refused.message(cards.lang()), 409)
+    except ValidationError as err:
+        return _party_refuse(request, campaign, " ".join(err.messages), 409)
+    who = event.character.name if event.character_id else _("Everyone")
+    text = _("Undone: #%(seq)s %(who)s: %(what)s") % {
+        "seq": event.seq,
+        "who": who,
+        "what": event_label(event.event),
+    }
+    return _party_done(request, campaign, [{"title": text, "lines": [], "text": text}])
