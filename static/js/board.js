@@ -35,11 +35,35 @@
     if (detail.cursor && detail.cursor <= ownCursor) return;
     var query = detail.all ? "all=1" : (detail.pj || []).map(function (id) { return "pj=" + id; }).join("&");
     var missing = !detail.all && (detail.pj || []).some(function (id) { return !document.getElementById("pj-" + id); });
-    htmx.ajax("GET", "/c/" + slug + "/refrescar/?" + query, { swap: "none" });
+    fetch("/c/" + slug + "/refrescar/?" + query, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(swapParts);
     // A PJ added, archived or restored elsewhere: the list of cards itself changed.
     if (missing) {
       htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
     }
+  }
+
+  // A live refresh is a few parts, each with the id of what it replaces: swap them in
+  // directly (lighter than a general swap, on twenty pages at once), then let htmx wire
+  // up the new elements.
+  function swapParts(html) {
+    if (!html) return;
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    Array.prototype.slice.call(template.content.children).forEach(function (part) {
+      var old = part.id && document.getElementById(part.id);
+      if (!old) return;
+      if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
+      if (old.classList.contains("pj-card")) {
+        if (old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
+        beforeCardSwap(old);
+      }
+      part.removeAttribute("hx-swap-oob");
+      old.replaceWith(part);
+      htmx.process(part);
+      if (part.classList.contains("pj-card")) afterCardSwap(part);
+    });
   }
 
   // A card with a second-tap form open is not replaced under the DJ's finger: it is

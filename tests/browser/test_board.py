@@ -79,6 +79,15 @@ def test_a_second_page_sees_the_change_within_a_second(browser, app_url, table):
     assert time.monotonic() - started < 1.5
     assert second.evaluate("window.__noReload") is True
 
+    # The refreshed card is the common rendering (no CSRF field, no key of its own): its
+    # forms still post through htmx, with the CSRF header and a key from board.js.
+    before = StateEvent.objects.count()
+    card(second, "Kenji").get_by_role("button", name="Fatiga leve").click()
+    expect(card(second, "Kenji").get_by_text("Fatiga Leve")).to_be_visible()
+    expect(card(first, "Kenji").get_by_text("Fatiga Leve")).to_be_visible(timeout=1000)
+    assert StateEvent.objects.count() == before + 1
+    assert second.evaluate("window.__noReload") is True
+
 
 def test_undo_voids_the_latest_event(browser, app_url, table):
     page = open_board(browser, app_url, table)
