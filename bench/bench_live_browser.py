@@ -180,11 +180,14 @@ def main() -> int:
                 cdp.send("Profiler.enable")
                 cdp.send("Profiler.start")
             for i in range(CLICKS):
-                pj = party[i % len(party)]
-                grade = ("leve", "grave")[i // len(party) % 2]
+                # A tap, then its undo: every click changes a card, whatever came before.
+                pj = party[i // 2 % len(party)]
                 for page in observers:
                     page.evaluate("window.__seen = []; window.__heard = []")
-                selector = f'#pj-{pj.pk} button[value="fatiga:{grade}"]'
+                if i % 2 == 0:
+                    selector = f'#pj-{pj.pk} button[value="fatiga:leve"]'
+                else:
+                    selector = "#undo button"
                 clicked = dj_page.evaluate(CLICK, selector)
                 # No polling while the change travels (a polling page would eat the CPU the
                 # pages and the server need): wait, then read each page's own timestamps.

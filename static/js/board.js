@@ -55,11 +55,12 @@
       var old = part.id && document.getElementById(part.id);
       if (!old) return;
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
+      part.removeAttribute("hx-swap-oob");
+      if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
       if (old.classList.contains("pj-card")) {
         if (old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
         beforeCardSwap(old);
       }
-      part.removeAttribute("hx-swap-oob");
       old.replaceWith(part);
       htmx.process(part);
       if (part.classList.contains("pj-card")) afterCardSwap(part);
