@@ -167,3 +167,23 @@ def test_the_board_fits_a_phone(browser, app_url, table):
     page = open_board(browser, app_url, table, width=360)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     screenshot(page, "board-360")
+
+
+def test_without_javascript_the_board_still_works_as_plain_forms(browser, app_url, table):
+    context = browser.new_context(java_script_enabled=False, locale="es-ES")
+    log_in(context, app_url, table["dj"])
+    page = context.new_page()
+    page.goto(table["url"])
+
+    card(page, "Mei").get_by_role("button", name="Emoción leve").click()
+    expect(page.get_by_role("link", name="← Volver a la mesa")).to_be_visible()
+    page.set_viewport_size({"width": 360, "height": 740})
+    screenshot(page, "board-ask-nojs-360")
+    assert page.get_by_role("link", name="Cancelar").get_attribute("href") == "/c/kiso/"
+    page.get_by_role("button", name="miedo").click()
+
+    expect(page).to_have_url(table["url"])
+    expect(card(page, "Mei").get_by_text("Emoción Leve: miedo")).to_be_visible()
+    expect(page.get_by_text("Mei: Emoción Leve: miedo")).to_be_visible()
+    card(page, "Mei").get_by_role("button", name="Shock leve").click()
+    expect(card(page, "Mei").get_by_text("no puede actuar")).to_be_visible()
