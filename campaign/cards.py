@@ -5,11 +5,14 @@ data in the active language. The DJ's board and the player's sheet share it; `fo
 leaves out what the DJ keeps secret.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.utils import translation
+from django.utils.translation import gettext as _
 
 from rules import texts
+from rules.state import emotion_modifiers
 from rules.vocab import CHECKS, GRADES, OBSTACULO, TYPES
 
 from .models import Character
@@ -99,7 +102,6 @@ class Card:
     clock: dict
     medicine_obstacle: int
     shock_grave: bool = False
-    extra: dict = field(default_factory=dict)
 
     @property
     def has_modifiers(self) -> bool:
@@ -238,11 +240,6 @@ def modifier_breakdown(data, characters: list[Character]) -> dict | None:
     `data` holds pj (a PJ's pk), attribute, intent (normal, flee, fight) and situational
     (a whole number, e.g. -1 or +2). None when no PJ is chosen yet.
     """
-    from django.core.exceptions import ValidationError
-    from django.utils.translation import gettext as _
-
-    from rules.state import emotion_modifiers
-
     pk = (data.get("pj") or "").strip()
     if not pk:
         return None

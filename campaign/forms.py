@@ -12,11 +12,10 @@ from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
-from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TYPES, VARIANTS
+from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
 
 from .models import Character
 
-TIME_UNITS = {"rounds": "rounds", "minutes": "minutes", "hours": "hours", "days": "days"}
 MAX_TEXT = 100
 
 

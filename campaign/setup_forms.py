@@ -22,6 +22,11 @@ ROUND_SECONDS_ERROR = _("Seconds per round must be a whole number from 1 to 600.
 _OTHER_SCORE = re.compile(r"^([^\W\d_]{1,10})\s*[:=]?\s*(\d{1,3})$")
 
 
+def _score_field(abbreviation: str) -> forms.IntegerField:
+    """An attribute score: a whole number from 0 to SCORE_MAX, or blank when not set."""
+    return forms.IntegerField(label=abbreviation, min_value=0, max_value=SCORE_MAX, required=False)
+
+
 class CampaignForm(forms.Form):
     """A new campaign, or a campaign's settings (`options_locked`: options read-only)."""
 
@@ -135,36 +140,11 @@ class CharacterForm(forms.Form):
         empty_label=_("Nobody (the DJ plays it)"),
         help_text=_("Only players of this campaign are listed."),
     )
-    FUE = forms.IntegerField(
-        label="FUE",
-        min_value=0,
-        max_value=SCORE_MAX,
-        required=False,
-    )
-    AGI = forms.IntegerField(
-        label="AGI",
-        min_value=0,
-        max_value=SCORE_MAX,
-        required=False,
-    )
-    DES = forms.IntegerField(
-        label="DES",
-        min_value=0,
-        max_value=SCORE_MAX,
-        required=False,
-    )
-    INT = forms.IntegerField(
-        label="INT",
-        min_value=0,
-        max_value=SCORE_MAX,
-        required=False,
-    )
-    VOL = forms.IntegerField(
-        label="VOL",
-        min_value=0,
-        max_value=SCORE_MAX,
-        required=False,
-    )
+    FUE = _score_field("FUE")
+    AGI = _score_field("AGI")
+    DES = _score_field("DES")
+    INT = _score_field("INT")
+    VOL = _score_field("VOL")
     other_scores = forms.CharField(
         label=_("Other scores"),
         required=False,
