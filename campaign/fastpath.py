@@ -5,7 +5,8 @@ Through Django's full cycle each answer costs a few milliseconds of framework ti
 twenty pages queue behind each other. The parts of a refresh are the same for every DJ
 page of a campaign, so the first request renders them (through Django, with its checks)
 and keeps them here; Django also grants that session a few seconds of fast refreshes for
-that campaign. A later refresh from a granted session, for a cursor this process's live
+that campaign, which a background check with the database renews while the page keeps
+refreshing. A later refresh from a granted session, for a cursor this process's live
 hub has already seen, is answered straight from the event loop; anything else falls
 through to Django.
 """
@@ -18,6 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
@@ -75,8 +77,11 @@ class SharedRenders:
 SHARED = SharedRenders()
 
 # (session key, campaign slug) -> (monotonic expiry, campaign id), set by Django's view.
+# A grant lives GRANT_SECONDS from the last time the database said yes: Django's refresh
+# view, or a background recheck (`_recheck`) when the grant is half-way through.
 _grants: dict[tuple[str, str], tuple[float, int]] = {}
 _grants_lock = threading.Lock()
+_RECHECKS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zodiac-grant-recheck")
 
 
 def grant(*, session_key: str | None, slug: str, campaign_id: int) -> None:
@@ -89,6 +94,37 @@ def grant(*, session_key: str | None, slug: str, campaign_id: int) -> None:
             now = time.monotonic()
             for key in [k for k, (until, _c) in _grants.items() if until < now]:
                 del _grants[key]
+
+
+_checking: set[tuple[str, str]] = set()
+
+
+def _recheck(session_key: str, slug: str, campaign_id: int) -> None:
+    """Ask the database again whether this session may still refresh this campaign's board:
+    renew its grant, or drop it (logged out elsewhere, password changed, no longer its DJ)."""
+    from importlib import import_module
+    from types import SimpleNamespace
+
+    from django.contrib.auth import get_user
+    from django.db import close_old_connections
+
+    from .access import campaign_for_dj
+
+    try:
+        store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+        user = get_user(SimpleNamespace(session=store))
+        allowed = campaign_for_dj(user=user, slug=slug).pk == campaign_id
+    except Exception:  # Http404, or the database is unavailable: Django decides next time
+        allowed = False
+    finally:
+        close_old_connections()
+        with _grants_lock:
+            _checking.discard((session_key, slug))
+    if allowed:
+        grant(session_key=session_key, slug=slug, campaign_id=campaign_id)
+    else:
+        with _grants_lock:
+            _grants.pop((session_key, slug), None)
 
 
 def revoke(*, session_key: str | None) -> None:
@@ -106,6 +142,7 @@ def reset() -> None:
         SHARED.entries.clear()
     with _grants_lock:
         _grants.clear()
+        _checking.clear()
 
 
 def refresh_keys(campaign_id: int, cursor: int, lang: str, query: dict) -> list[tuple] | None:
@@ -147,11 +184,20 @@ async def _answer(scope: dict) -> bytes | None:
     session = cookies.get(settings.SESSION_COOKIE_NAME)
     if session is None:
         return None
+    key = (session.value, match["slug"])
+    now = time.monotonic()
     with _grants_lock:
-        granted = _grants.get((session.value, match["slug"]))
-    if granted is None or granted[0] < time.monotonic():
-        return None
+        granted = _grants.get(key)
+        if granted is None or granted[0] < now:
+            return None
+        # Half-way through a grant, the database is asked again in the background, so a
+        # page that keeps refreshing keeps being answered here while its session is valid.
+        recheck = granted[0] - now < GRANT_SECONDS / 2 and key not in _checking
+        if recheck:
+            _checking.add(key)
     campaign_id = granted[1]
+    if recheck:
+        asyncio.get_running_loop().run_in_executor(_RECHECKS, _recheck, *key, campaign_id)
     from . import live
 
     hub = live._hub

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from campaign import services
+from campaign import fastpath, live, services
 from campaign.models import Campaign, CampaignChange, StateEvent
 from campaign.selectors import character_state
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
@@ -88,6 +88,32 @@ def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_s
         # Shared by every DJ page: no CSRF token, no idempotency key of anyone's.
         assert "csrfmiddlewaretoken" not in html and 'name="key"' not in html
     assert dj_client.get(url, {"pj": "x"}, headers=HX).status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("where", ["a tap", "the undo", "a party time"])
+def test_live_pages_hear_of_a_change_once_their_refresh_is_rendered(
+    dj_client, campaign, aiko, monkeypatch, where
+):
+    # The tap renders what every open board will ask for, then wakes the live hub: the
+    # pages' refreshes find it ready (views.board.renders_first).
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
+    ready = []
+
+    def wake(campaign_id, cursor):
+        ready.append(fastpath.SHARED.peek((campaign_id, cursor, "es", "panels")) is not None)
+
+    monkeypatch.setattr(live, "_wake", wake)
+    if where == "a tap":
+        act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
+    elif where == "the undo":
+        dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
+    else:
+        dj_client.post(
+            reverse("party_time", args=["kiso"]), {"amount": "1", "unit": "minutes"}, headers=HX
+        )
+
+    assert ready == [True]
 
 
 def test_a_refresh_for_an_archived_pj_removes_its_card(dj_client, campaign, aiko):

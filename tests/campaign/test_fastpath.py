@@ -9,6 +9,7 @@ from django.contrib.auth.signals import user_logged_out
 from django.test import RequestFactory
 
 from campaign import fastpath, live
+from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 
 
 def scope(path="/c/kiso/refrescar/", query=b"pj=7", cookie="sessionid=s1"):
@@ -139,3 +140,69 @@ def test_one_render_per_key_however_many_ask_at_once():
 
     assert calls == [1]
     assert results == ["<p>once</p>"] * 6
+
+
+def test_half_way_through_a_grant_memory_still_answers_and_asks_the_database_again(
+    hub, monkeypatch
+):
+    rendered()
+    fastpath.grant(session_key="s1", slug="kiso", campaign_id=3)
+    checked = []
+    monkeypatch.setattr(fastpath, "_recheck", lambda *args: checked.append(args))
+    later = fastpath.time.monotonic() + fastpath.GRANT_SECONDS * 0.6
+    monkeypatch.setattr(fastpath.time, "monotonic", lambda: later)
+
+    assert answer(scope()) == b"<article>7</article><p>clock</p>"
+    fastpath._RECHECKS.submit(lambda: None).result()  # the queued recheck has run
+    assert checked == [("s1", "kiso", 3)]
+
+
+def test_a_fresh_grant_is_not_checked_again(hub, monkeypatch):
+    rendered()
+    fastpath.grant(session_key="s1", slug="kiso", campaign_id=3)
+    checked = []
+    monkeypatch.setattr(fastpath, "_recheck", lambda *args: checked.append(args))
+
+    answer(scope())
+    fastpath._RECHECKS.submit(lambda: None).result()
+    assert checked == []
+
+
+def _dj_session(client):
+    dj = UserFactory()
+    campaign = CampaignFactory(slug="kiso")
+    membership = MembershipFactory(campaign=campaign, user=dj, role="dj")
+    client.force_login(dj)
+    return client.session.session_key, campaign, membership
+
+
+def _expiry(key):
+    return fastpath._grants.get(key, (None,))[0]
+
+
+@pytest.mark.django_db
+def test_the_recheck_renews_a_valid_session(client):
+    session_key, campaign, _membership = _dj_session(client)
+    fastpath._grants[(session_key, "kiso")] = (fastpath.time.monotonic() + 1, campaign.pk)
+
+    fastpath._recheck(session_key, "kiso", campaign.pk)
+
+    assert _expiry((session_key, "kiso")) > fastpath.time.monotonic() + fastpath.GRANT_SECONDS - 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lost", ["logged out elsewhere", "no longer its DJ", "password changed"])
+def test_the_recheck_drops_a_session_that_lost_the_board(client, lost):
+    session_key, campaign, membership = _dj_session(client)
+    fastpath._grants[(session_key, "kiso")] = (fastpath.time.monotonic() + 4, campaign.pk)
+    if lost == "logged out elsewhere":
+        client.session.delete(session_key)
+    elif lost == "no longer its DJ":
+        membership.delete()
+    else:
+        membership.user.set_password("another-password-9")
+        membership.user.save()
+
+    fastpath._recheck(session_key, "kiso", campaign.pk)
+
+    assert (session_key, "kiso") not in fastpath._grants
