@@ -5,6 +5,7 @@ ALLOWED_HOSTS and usually DATABASE_URL and CSRF_TRUSTED_ORIGINS (see README.md).
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -71,6 +72,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "campaign",
 ]
 
@@ -86,6 +88,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Axes goes after the others: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
     # Last: keeps the chain sync, in one thread, under ASGI (see its docstring).
     "campaign.middleware.SyncChainMiddleware",
 ]
@@ -139,6 +143,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Axes checks for a lockout before the password; then Django's usual backend.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -166,6 +176,24 @@ STORAGES = {
 # app folders; in production they come from `collectstatic`.
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
+
+# Login throttling (django-axes): 5 wrong passwords for one username from one address lock
+# that pair for 15 minutes. The pair, not the address alone (players share a table's Wi-Fi)
+# nor the username alone (anyone could lock a player out from anywhere). A try while locked,
+# even with the right password, restarts the 15 minutes, so the page's "wait 15 minutes"
+# holds. A login resets the count. The address is REMOTE_ADDR, which uvicorn's
+# --proxy-headers sets from the local proxy's X-Forwarded-For (README, Accounts).
+AXES_FAILURE_LIMIT = 5
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
+# The login page itself, with the message and HTTP 429 (config/views.py).
+AXES_LOCKOUT_CALLABLE = "config.views.lockout"
+# Failures only: no table of every successful login's address and browser.
+AXES_DISABLE_ACCESS_LOG = True
+# No start-up banner on every manage.py command; failures and lockouts are still logged.
+AXES_VERBOSE = False
 
 SECURE_CSP = {
     "default-src": [CSP.SELF],

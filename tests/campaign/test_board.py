@@ -779,10 +779,11 @@ def test_every_action_advances_the_change_cursor(dj_client, campaign, aiko):
 def test_the_demo_board_shows_four_pj_all_able_to_act(client, db):
     from io import StringIO
 
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
     call_command("demo", stdout=StringIO())
-    client.login(username="dj", password="zodiac-demo")
+    client.force_login(get_user_model().objects.get(username="dj"))
 
     home = client.get("/").content.decode()
     html = client.get(reverse("board", args=["demo"])).content.decode()

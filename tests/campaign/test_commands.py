@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.http import HttpRequest
 
 from campaign.models import (
     Campaign,
@@ -50,7 +51,7 @@ def test_demo_loads_the_demo_campaign_with_its_dj_four_pj_and_two_past_sessions(
     players = {c.name: c.player.username for c in demo.characters.all()}
     assert players == {"Aiko": "aiko", "Kenji": "kenji", "Mei": "mei", "Taro": "taro"}
     for login in ("dj", "aiko", "kenji", "mei", "taro"):
-        assert authenticate(username=login, password="zodiac-demo") is not None
+        assert authenticate(HttpRequest(), username=login, password="zodiac-demo") is not None
         assert login in output
     assert "zodiac-demo" in output
     sessions = list(demo.sessions.order_by("number"))

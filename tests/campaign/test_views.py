@@ -3,10 +3,11 @@
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import UserFactory
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def test_the_dj_logs_in_and_sees_the_demo_campaign(client, demo):
 
 
 def test_a_player_sees_their_campaign_as_player(client, demo):
-    client.login(username="mei", password="zodiac-demo")
+    client.force_login(get_user_model().objects.get(username="mei"))
     html = client.get("/").content.decode()
     assert "Demo" in html
     assert "Jugador" in html
@@ -81,7 +82,7 @@ def test_the_language_switch_turns_the_ui_to_english_and_back(client, db):
 
 def test_logging_out_returns_to_the_login_page(client, db):
     user = UserFactory()
-    client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)
     response = client.post(reverse("logout"))
     assert response.status_code == 302
     assert response["Location"] == reverse("login")

@@ -1,0 +1,234 @@
+"""Accounts: login throttling (django-axes), password change, a logout that clears the browser."""
+
+import re
+from io import StringIO
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import PASSWORD, UserFactory
+
+LOCKED_ES = "Demasiados intentos fallidos. Espera 15 minutos y vuelve a intentarlo."
+LOCKED_EN = "Too many failed attempts. Wait 15 minutes and try again."
+NEW_PASSWORD = "otra-clave-de-Kiso-2025"
+
+
+def log_in(client: Client, username: str, password: str):
+    return client.post(reverse("login"), {"username": username, "password": password})
+
+
+def is_logged_in(client: Client) -> bool:
+    return "_auth_user_id" in client.session
+
+
+def fail(client: Client, username: str, times: int) -> list[int]:
+    return [log_in(client, username, "not-the-password").status_code for _ in range(times)]
+
+
+# Login throttling
+
+
+def test_the_sixth_try_is_refused_with_429_even_with_the_right_password(client, db):
+    UserFactory(username="aiko")
+
+    # Four failures are plain wrong passwords; the fifth locks the username from this address.
+    assert fail(client, "aiko", 5) == [200, 200, 200, 200, 429]
+    response = log_in(client, "aiko", PASSWORD)
+
+    assert response.status_code == 429
+    html = response.content.decode()
+    assert LOCKED_ES in html
+    assert 'role="alert"' in html
+    assert f'action="{reverse("login")}"' in html  # the login page, not a bare text
+    assert 'value="aiko"' in html
+    assert response["Retry-After"] == "900"
+    assert not is_logged_in(client)
+    assert client.get("/").status_code == 302
+
+
+def test_a_wrong_password_before_the_limit_says_only_that(client, db):
+    UserFactory(username="aiko")
+    response = log_in(client, "aiko", "not-the-password")
+    assert response.status_code == 200
+    assert "Demasiados intentos" not in response.content.decode()
+
+
+def test_a_login_before_the_limit_resets_the_count(client, db):
+    UserFactory(username="aiko")
+    assert fail(client, "aiko", 4) == [200] * 4
+    assert log_in(client, "aiko", PASSWORD).status_code == 302
+    client.post(reverse("logout"))
+
+    # Without the reset the first of these would be the fifth failure, and lock.
+    assert fail(client, "aiko", 4) == [200] * 4
+    assert log_in(client, "aiko", PASSWORD).status_code == 302
+    assert is_logged_in(client)
+
+
+def test_a_lockout_holds_only_for_that_username_from_that_address(client, db):
+    UserFactory(username="aiko")
+    UserFactory(username="kenji")
+    fail(client, "aiko", 5)
+    assert log_in(client, "aiko", PASSWORD).status_code == 429
+
+    same_table = Client()  # the same address: another player at the table
+    assert log_in(same_table, "kenji", PASSWORD).status_code == 302
+    elsewhere = Client(REMOTE_ADDR="192.0.2.7")  # the same player at home
+    assert log_in(elsewhere, "aiko", PASSWORD).status_code == 302
+
+
+def test_the_lockout_page_is_spanish_by_default_and_english_when_chosen(client, db):
+    UserFactory(username="aiko")
+    fail(client, "aiko", 5)
+
+    response = log_in(client, "aiko", PASSWORD)
+    html = response.content.decode()
+    assert '<html lang="es">' in html
+    assert LOCKED_ES in html
+    assert "Entrar" in html
+
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    html = log_in(client, "aiko", PASSWORD).content.decode()
+    assert '<html lang="en">' in html
+    assert LOCKED_EN in html
+
+
+def test_an_admin_unlocks_a_player_with_axes_reset_username(client, db):
+    UserFactory(username="aiko")
+    fail(client, "aiko", 5)
+    assert log_in(client, "aiko", PASSWORD).status_code == 429
+
+    call_command("axes_reset_username", "aiko", stdout=StringIO())
+
+    assert log_in(client, "aiko", PASSWORD).status_code == 302
+
+
+# Password change
+
+NEW = {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+
+
+def test_an_anonymous_visitor_is_sent_to_log_in_first(client, db):
+    response = client.get(reverse("password_change"))
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('login')}?next={reverse('password_change')}"
+
+
+def test_the_header_links_to_the_password_page_when_logged_in(client, db):
+    assert reverse("password_change") not in client.get(reverse("login")).content.decode()
+    client.force_login(UserFactory())
+    html = client.get(reverse("home")).content.decode()
+    assert f'href="{reverse("password_change")}"' in html
+    assert ">Contraseña</a>" in html
+
+
+def test_a_player_changes_their_password_and_stays_logged_in(client, db):
+    user = UserFactory()
+    client.force_login(user)
+    page = client.get(reverse("password_change"))
+    assert page.status_code == 200
+    assert "Cambiar contraseña" in page.content.decode()
+
+    response = client.post(reverse("password_change"), {"old_password": PASSWORD, **NEW})
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("password_change_done")
+    user.refresh_from_db()
+    assert user.check_password(NEW_PASSWORD)
+    assert client.get(reverse("home")).status_code == 200
+    done = client.get(reverse("password_change_done")).content.decode()
+    assert "Contraseña cambiada" in done
+    assert log_in(Client(), user.username, NEW_PASSWORD).status_code == 302
+
+
+def test_a_password_change_logs_out_the_other_devices(client, db):
+    user = UserFactory()
+    other_phone = Client()
+    other_phone.force_login(user)
+    client.force_login(user)
+    assert other_phone.get(reverse("home")).status_code == 200
+
+    client.post(reverse("password_change"), {"old_password": PASSWORD, **NEW})
+
+    assert client.get(reverse("home")).status_code == 200
+    assert other_phone.get(reverse("home")).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "error"),
+    [
+        (
+            {"old_password": "not-the-password", **NEW},
+            "old_password",
+            "Su contraseña antigua es incorrecta.",
+        ),
+        (
+            {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": "otra"},
+            "new_password2",
+            "Los dos campos de contraseña no coinciden.",
+        ),
+        (
+            {"old_password": PASSWORD, "new_password1": "12345678", "new_password2": "12345678"},
+            "new_password2",
+            "Esta contraseña es completamente numérica.",
+        ),
+        (
+            {"old_password": PASSWORD, "new_password1": "zx9", "new_password2": "zx9"},
+            "new_password2",
+            "La contraseña es demasiado corta.",
+        ),
+    ],
+    ids=["wrong-current", "mismatch", "numeric", "short"],
+)
+def test_a_refused_change_shows_the_error_at_its_field_and_changes_nothing(
+    client, db, data, field, error
+):
+    user = UserFactory()
+    client.force_login(user)
+
+    response = client.post(reverse("password_change"), data)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert error in html
+    assert 'class="error-summary"' in html
+    assert f'id="id_{field}_error"' in html
+    assert re.search(rf'aria-describedby="[^"]*id_{field}_error"', html)
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)
+
+
+def test_the_errors_are_in_english_for_an_english_player(client, db):
+    user = UserFactory()
+    client.force_login(user)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    html = client.post(
+        reverse("password_change"), {"old_password": "not-the-password", **NEW}
+    ).content.decode()
+    assert "Your old password was entered incorrectly." in html
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)
+
+
+# Logout
+
+
+def test_logging_out_clears_the_browser_and_ends_the_session(client, db):
+    client.force_login(UserFactory())
+
+    response = client.post(reverse("logout"))
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("login")
+    assert response["Clear-Site-Data"] == '"cache", "storage"'
+    assert not is_logged_in(client)
+    assert client.get(reverse("home")).status_code == 302
+
+
+def test_logging_out_still_takes_a_post(client, db):
+    client.force_login(UserFactory())
+    assert client.get(reverse("logout")).status_code == 405
+    assert is_logged_in(client)
