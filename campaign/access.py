@@ -42,3 +42,22 @@ def character_for_dj(*, campaign: Campaign, pk: int, archived: bool | None = Fal
     if character is None:
         raise Http404("No such PJ.")
     return character
+
+
+def character_for_viewer(
+    *, user: AbstractBaseUser, slug: str, pk: int
+) -> tuple[Membership, Character]:
+    """A PJ in play on campaign `slug` that `user` may follow: its own player, or the DJ.
+
+    Http404 for anyone else, for an archived PJ, and for a PJ of another campaign.
+    """
+    membership = membership_for(user=user, slug=slug)
+    characters = Character.objects.filter(
+        campaign=membership.campaign, pk=pk, archived_at__isnull=True
+    )
+    if membership.role != Membership.Role.DJ:
+        characters = characters.filter(player=user)
+    character = characters.select_related("snapshot", "player").first()
+    if character is None:
+        raise Http404("No such PJ.")
+    return membership, character

@@ -108,6 +108,12 @@ class Card:
         return any(value for _key, value in self.modifiers)
 
     @property
+    def modifier_rows(self) -> list[tuple[str, int, int | None, int | None]]:
+        """Each attribute's modifier to actions, and to flee or to fight where one applies."""
+        flee, fight = dict(self.flee), dict(self.fight)
+        return [(key, value, flee.get(key), fight.get(key)) for key, value in self.modifiers]
+
+    @property
     def marked_rows(self) -> list[TypeRow]:
         return [row for row in self.rows if row.active]
 

@@ -21,6 +21,8 @@ class Campaign(models.Model):
     round_seconds = models.PositiveIntegerField(
         _("seconds per round"), default=6, validators=[MinValueValidator(1)]
     )
+    # Players see the other PJ's cards too (what the DJ keeps secret stays hidden).
+    players_see_party = models.BooleanField(_("players see the party"), default=False)
     # The seq of the campaign's latest event. Writers lock this row to take the next
     # number, which keeps seq gapless and unique under concurrent writers.
     last_seq = models.PositiveIntegerField(default=0, editable=False)
@@ -109,6 +111,47 @@ class Character(models.Model):
     @property
     def is_archived(self) -> bool:
         return self.archived_at is not None
+
+
+class Invitation(models.Model):
+    """A link, and a short code to read aloud, that makes whoever accepts it a PJ's player.
+
+    Single use and expiring; create and accept them through campaign.services.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="invitations", verbose_name=_("PJ")
+    )
+    token = models.CharField(max_length=64, unique=True, editable=False)
+    code = models.CharField(_("code"), max_length=12, unique=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    expires_at = models.DateTimeField(_("expires at"))
+    used_at = models.DateTimeField(_("used at"), null=True, blank=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("used by"),
+    )
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+
+    def __str__(self) -> str:
+        return f"{self.character} ({self.code})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.used_at is None and self.revoked_at is None and timezone.now() < self.expires_at
 
 
 class GameSession(models.Model):

@@ -22,6 +22,18 @@ from .models import (
 )
 
 
+def played_characters(*, user: AbstractBaseUser) -> dict[int, list[Character]]:
+    """The PJ in play a user plays, by campaign id, by name."""
+    played: dict[int, list[Character]] = {}
+    if not user.is_authenticated:
+        return played
+    for character in Character.objects.filter(player=user, archived_at__isnull=True).order_by(
+        "name", "pk"
+    ):
+        played.setdefault(character.campaign_id, []).append(character)
+    return played
+
+
 def membership_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Membership]:
     """The campaigns a user belongs to, with the role in each, by campaign name."""
     if not user.is_authenticated:

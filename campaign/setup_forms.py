@@ -60,6 +60,14 @@ class CampaignForm(forms.Form):
         help_text=_("How long a combat round lasts in game time: 1 to 600 (usually 6)."),
     )
 
+    players_see_party = forms.BooleanField(
+        label=_("Players see the party"),
+        required=False,
+        help_text=_(
+            "Each player's sheet also shows the other PJ's cards (never what you keep secret)."
+        ),
+    )
+
     def __init__(self, *args, options_locked: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.options_locked = options_locked

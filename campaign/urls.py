@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import board, home, live, party, reference, setup
+from .views import board, home, live, party, players, pwa, reference, setup, sheet
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -33,6 +33,22 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/sesion/empezar/", setup.session_start, name="session_start"),
     path("c/<slug:slug>/sesion/terminar/", setup.session_end, name="session_end"),
+    # Players: invitations (the DJ's side), joining, and each player's sheet
+    path("c/<slug:slug>/jugadores/", players.players, name="players"),
+    path("c/<slug:slug>/pj/<int:pk>/invitar/", players.invite, name="invite"),
+    path(
+        "c/<slug:slug>/invitacion/<int:pk>/cancelar/",
+        players.invitation_cancel,
+        name="invitation_cancel",
+    ),
+    path("c/<slug:slug>/pj/<int:pk>/quitar-jugador/", players.player_remove, name="player_remove"),
+    path("unirse/", players.join_code, name="join_code"),
+    path("unirse/<str:token>/", players.join, name="join"),
+    path("c/<slug:slug>/pj/<int:pk>/hoja/", sheet.sheet, name="sheet"),
+    path("c/<slug:slug>/pj/<int:pk>/hoja/refrescar/", sheet.sheet_refresh, name="sheet_refresh"),
+    path("c/<slug:slug>/pj/<int:pk>/hoja/tirar/", sheet.sheet_roll, name="sheet_roll"),
+    # The installable app: its service worker must be served from the root to cover it all
+    path("sw.js", pwa.service_worker, name="service_worker"),
     # The live channel: which cards changed (SSE, and polling where SSE cannot pass)
     path("c/<slug:slug>/en-vivo/", live.stream, name="live_stream"),
     path("c/<slug:slug>/cambios/", live.changes, name="live_changes"),

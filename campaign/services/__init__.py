@@ -24,6 +24,15 @@ from .characters import (
     scores_validate,
 )
 from .events import EventVoidRefused, event_record, event_void
+from .players import (
+    code_display,
+    code_normalize,
+    invitation_accept,
+    invitation_cancel,
+    invitation_create,
+    invitation_find,
+    player_remove,
+)
 from .sessions import session_end, session_start
 
 __all__ = [
@@ -34,6 +43,8 @@ __all__ = [
     "catalogue_entry_save",
     "catalogue_seed",
     "change_record",
+    "code_display",
+    "code_normalize",
     "character_archive",
     "character_create",
     "character_restore",
@@ -41,8 +52,13 @@ __all__ = [
     "character_update",
     "event_record",
     "event_void",
+    "invitation_accept",
+    "invitation_cancel",
+    "invitation_create",
+    "invitation_find",
     "lock",
     "membership_set",
+    "player_remove",
     "powers_validate",
     "scores_validate",
     "session_end",

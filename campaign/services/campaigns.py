@@ -81,10 +81,12 @@ def campaign_update(
     especificos: bool | None = None,
     esfuerzo_prolongado: bool | None = None,
     round_seconds: int | None = None,
+    players_see_party: bool | None = None,
 ) -> Campaign:
     """Rename a campaign or change its options; the options only before its first game event.
 
     Changing an option afterwards would change how the recorded log reads, so it is refused.
+    Whether players see the party is not a rule option: it can change any time.
     """
     options = {
         "especificos": especificos,
@@ -106,6 +108,8 @@ def campaign_update(
             _round_seconds_validate(changed["round_seconds"])
         if name is not None:
             campaign.name = name.strip()
+        if players_see_party is not None and players_see_party != campaign.players_see_party:
+            changed["players_see_party"] = players_see_party
         for key, value in changed.items():
             setattr(campaign, key, value)
         campaign.full_clean()

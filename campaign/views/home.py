@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .. import services
-from ..selectors import membership_list_for_user
+from ..selectors import membership_list_for_user, played_characters
 from ..setup_forms import CampaignForm, add_service_error
 
 
@@ -17,7 +17,10 @@ from ..setup_forms import CampaignForm, add_service_error
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """The campaigns the user plays in or directs."""
-    memberships = membership_list_for_user(user=request.user)
+    memberships = list(membership_list_for_user(user=request.user))
+    played = played_characters(user=request.user)
+    for membership in memberships:
+        membership.played = played.get(membership.campaign_id, [])
     return render(request, "campaign/home.html", {"memberships": memberships})
 
 

@@ -2,7 +2,8 @@
 
 Both say only which cards changed (PJ ids, or all); each page then fetches its own
 rendering, so what a viewer may see is decided by the views that render it. A player hears
-only of their own PJ and of campaign-wide changes; anyone else gets 404.
+only of their own PJ and of campaign-wide changes (of every PJ when the campaign shows
+players the party: PJ ids are no secret there); anyone else gets 404.
 """
 
 import json
@@ -42,8 +43,11 @@ def _bad_cursor() -> HttpResponse:
 
 
 def _player(membership: Membership) -> int | None:
-    """None for the DJ, who hears of every change; the player's user id otherwise."""
-    return None if membership.role == Membership.Role.DJ else membership.user_id
+    """None for whoever hears of every change (the DJ, and players of a campaign that shows
+    them the party); otherwise the player's user id: they hear of their own PJ only."""
+    if membership.role == Membership.Role.DJ or membership.campaign.players_see_party:
+        return None
+    return membership.user_id
 
 
 def _message(changes: list[live.Change]) -> str:

@@ -43,12 +43,19 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
     """The campaign's name any time; its options until the log has a game event."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     locked = selectors.campaign_options_locked(campaign=campaign)
-    initial = {"name": campaign.name, **campaign.rule_options()}
+    initial = {
+        "name": campaign.name,
+        "players_see_party": campaign.players_see_party,
+        **campaign.rule_options(),
+    }
     form = CampaignForm(_data(request), initial=initial, options_locked=locked)
     if request.method == "POST" and form.is_valid():
         try:
             services.campaign_update(
-                campaign=campaign, name=form.cleaned_data["name"], **form.cleaned_options()
+                campaign=campaign,
+                name=form.cleaned_data["name"],
+                players_see_party=form.cleaned_data["players_see_party"],
+                **form.cleaned_options(),
             )
         except ValidationError as err:
             add_service_error(form, err)

@@ -65,6 +65,7 @@ def test_a_grant_expires(hub, monkeypatch):
     assert answer(scope()) is None
 
 
+@pytest.mark.django_db  # django-axes logs the logout too
 def test_logging_out_forgets_the_grant(hub):
     rendered()
     fastpath.grant(session_key="s1", slug="kiso", campaign_id=3)

@@ -1,0 +1,191 @@
+"""Getting players in: the DJ's invitations, and joining through one.
+
+The DJ invites a player to a PJ with a link or a short code (shown with a QR code of the
+link); the player signs up or logs in, accepts, and lands on the PJ's sheet. The DJ sees
+who joined, cancels invitations, and takes a PJ back from its player.
+"""
+
+import segno
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import BaseUserCreationForm
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import mark_safe
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django_ratelimit.core import get_usage
+
+from .. import selectors, services
+from ..access import campaign_for_dj, character_for_dj
+from ..models import Campaign, Invitation
+
+# Wrong codes one address may try before it waits (a code is 8 of 31 signs: guessing one
+# within its 48 hours at this rate is hopeless).
+CODE_TRIES = "10/15m"
+
+
+def _qr_svg(url: str) -> str:
+    """The invitation link as an inline SVG QR code (no script, no external image)."""
+    return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#1f2430", light="#fff")
+
+
+def _players_context(request: HttpRequest, campaign: Campaign) -> dict:
+    characters = selectors.board_characters(campaign=campaign)
+    pending = {
+        inv.character_id: inv
+        for inv in Invitation.objects.filter(
+            campaign=campaign, used_at__isnull=True, revoked_at__isnull=True
+        ).order_by("created_at")
+        if inv.is_pending
+    }
+    rows = []
+    for character in characters:
+        invitation = pending.get(character.pk)
+        row = {"character": character, "invitation": invitation}
+        if invitation is not None:
+            link = request.build_absolute_uri(reverse("join", args=[invitation.token]))
+            row.update(
+                link=link,
+                code=services.code_display(invitation.code),
+                qr=mark_safe(_qr_svg(link)),  # noqa: S308 (segno's own SVG markup)
+            )
+        rows.append(row)
+    return {
+        "campaign": campaign,
+        "rows": rows,
+        "join_url": request.build_absolute_uri(reverse("join_code")),
+        "active": "players",
+    }
+
+
+@require_http_methods(["GET"])
+@login_required
+def players(request: HttpRequest, slug: str) -> HttpResponse:
+    """Each PJ in play with its player, or its pending invitation (link, code and QR)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    return render(request, "campaign/players.html", _players_context(request, campaign))
+
+
+@require_POST
+@login_required
+def invite(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    try:
+        services.invitation_create(character=character, by=request.user)
+    except ValidationError as err:
+        messages.error(request, " ".join(err.messages))
+    else:
+        messages.success(
+            request,
+            _("Invitation for %(name)s ready: share the link, the code or the QR code.")
+            % {"name": character.name},
+        )
+    return redirect(reverse("players", args=[campaign.slug]) + f"#pj-{character.pk}")
+
+
+@require_POST
+@login_required
+def invitation_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    invitation = get_object_or_404(Invitation, campaign=campaign, pk=pk)
+    services.invitation_cancel(invitation=invitation)
+    messages.success(
+        request, _("Invitation for %(name)s cancelled.") % {"name": invitation.character.name}
+    )
+    return redirect("players", slug=campaign.slug)
+
+
+@require_POST
+@login_required
+def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    player = character.player
+    services.player_remove(character=character)
+    if player is not None:
+        messages.success(
+            request,
+            _("%(player)s no longer plays %(name)s. You can invite someone else.")
+            % {"player": player.get_username(), "name": character.name},
+        )
+    return redirect(reverse("players", args=[campaign.slug]) + f"#pj-{character.pk}")
+
+
+# -- joining -------------------------------------------------------------------------------
+
+
+class SignUpForm(BaseUserCreationForm):
+    """A new player account: a username and a password typed twice (Django's checks)."""
+
+
+def _wrong_codes(request: HttpRequest, *, count: bool = False) -> dict:
+    return get_usage(request, group="join-code", key="ip", rate=CODE_TRIES, increment=count)
+
+
+@require_http_methods(["GET", "POST"])
+def join_code(request: HttpRequest) -> HttpResponse:
+    """Type the code the DJ read aloud; a valid one leads to its invitation."""
+    error, code, status = "", "", 200
+    if request.method == "POST":
+        code = (request.POST.get("code") or "").strip()[:40]
+        usage = _wrong_codes(request)
+        if usage["count"] >= usage["limit"]:
+            error, status = _("Too many wrong codes. Wait a few minutes and try again."), 429
+        elif (invitation := services.invitation_find(code=code)) is not None:
+            return redirect("join", token=invitation.token)
+        else:
+            _wrong_codes(request, count=True)
+            error, status = (
+                _(
+                    "No invitation has that code, or it was used or has expired. "
+                    "Check it with your DJ."
+                ),
+                422,
+            )
+    return render(request, "campaign/join_code.html", {"error": error, "code": code}, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation: sign up (or log in) and accept it, then on to the PJ's sheet."""
+    invitation = services.invitation_find(token=token[:64])
+    if invitation is None:
+        return render(request, "campaign/join_gone.html", status=404)
+    form = None
+    error = ""
+    if request.method == "POST":
+        user = request.user if request.user.is_authenticated else None
+        if user is None:
+            form = SignUpForm(request.POST)
+        try:
+            with transaction.atomic():
+                if form is not None:
+                    if not form.is_valid():
+                        raise ValidationError("")
+                    user = form.save()
+                character = services.invitation_accept(invitation=invitation, user=user)
+        except ValidationError as err:
+            error = " ".join(m for m in err.messages if m)
+        else:
+            if not request.user.is_authenticated:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(
+                request, _("Welcome to %(campaign)s!") % {"campaign": invitation.campaign.name}
+            )
+            return redirect("sheet", slug=invitation.campaign.slug, pk=character.pk)
+    elif not request.user.is_authenticated:
+        form = SignUpForm()
+    context = {
+        "invitation": invitation,
+        "form": form,
+        "error": error,
+        "login_url": reverse("login") + "?next=" + request.path,
+    }
+    status = 422 if request.method == "POST" else 200
+    return render(request, "campaign/join.html", context, status=status)

@@ -1,0 +1,129 @@
+"""A player's sheet: their own PJ's condition card, live, on a phone.
+
+Read-only but for one thing: the player rolls their own pending checks ("Tirar"), recorded
+with the player as actor. The campaign's DJ may open any sheet to see what its player
+sees; anyone else gets 404. What the DJ marked secret never reaches a sheet.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from rules import RuleError
+
+from .. import cards, forms, selectors, services
+from ..access import character_for_viewer
+from ..models import Campaign, Character, Membership
+from ..trail import event_summary
+from .board import idempotency_key, renders_first, warm
+
+TEMPLATE = "campaign/sheet.html"
+
+
+def _card(character: Character, catalogue: dict) -> cards.Card:
+    return cards.build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
+
+
+def _party(campaign: Campaign, character: Character) -> list[Character]:
+    """The other PJ in play whose cards this sheet shows (the campaign's option)."""
+    if not campaign.players_see_party:
+        return []
+    return [c for c in selectors.board_characters(campaign=campaign) if c.pk != character.pk]
+
+
+def _context(membership: Membership, character: Character) -> dict:
+    campaign = membership.campaign
+    catalogue = selectors.catalogue_by_name(campaign=campaign)
+    party = _party(campaign, character)
+    return {
+        "campaign": campaign,
+        "character": character,
+        "card": _card(character, catalogue),
+        "party": [_card(c, catalogue) for c in party],
+        "clock": cards.clock_parts(selectors.campaign_clock(campaign=campaign)),
+        "round": selectors.current_round(campaign=campaign) + 1,
+        "updated": timezone.now(),
+        "as_dj": membership.role == Membership.Role.DJ,
+    }
+
+
+@require_GET
+@login_required
+def sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The PJ's sheet, as its player sees it."""
+    membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
+    return render(request, TEMPLATE, _context(membership, character))
+
+
+@require_GET
+@login_required
+def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """What a live change asks for: the cards it named (or all) that this sheet shows, and
+    the clock, each replacing the element with its id."""
+    membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
+    wanted = request.GET.getlist("pj")
+    if not all(value.isdigit() for value in wanted):
+        return HttpResponseBadRequest(_("Unknown PJ."))
+    everyone = request.GET.get("all") == "1"
+    context = _context(membership, character)
+    shown = [context["card"], *context["party"]]
+    parts = [
+        render_to_string(
+            TEMPLATE + ("#sheet_card" if card.character.pk == character.pk else "#party_card"),
+            {**context, "card": card},
+            request,
+        )
+        for card in shown
+        if everyone or str(card.character.pk) in wanted
+    ]
+    parts.append(render_to_string(TEMPLATE + "#status", context, request))
+    response = HttpResponse("".join(parts))
+    response["X-Change-Cursor"] = str(membership.campaign.change_cursor)
+    return response
+
+
+@require_POST
+@login_required
+@renders_first
+def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The player rolls one of their PJ's pending checks: 1d6 against its score."""
+    membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
+    campaign = membership.campaign
+    error, toast, status = "", None, 200
+    try:
+        action = forms.roll_save(check=forms.check_name(request.POST), character=character)
+        record = services.event_record(
+            campaign=campaign,
+            character=character,
+            event=action.event,
+            actor=request.user,
+            idempotency_key=idempotency_key(request),
+        )
+    except ValidationError as err:
+        error, status = " ".join(err.messages), 422
+    except RuleError as err:
+        error, status = err.message(cards.lang()), 422
+    else:
+        warm(request, campaign, character)
+        toast = event_summary(record, roll=action.roll)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        else:
+            messages.success(request, toast["text"])
+        return redirect("sheet", slug=slug, pk=pk)
+    campaign.refresh_from_db(fields=["change_cursor"])
+    character = Character.objects.select_related("snapshot", "player").get(pk=character.pk)
+    membership.campaign = campaign
+    context = {**_context(membership, character), "error": error, "toast": toast}
+    html = render_to_string(TEMPLATE + "#sheet_card", context, request)
+    html += render_to_string(TEMPLATE + "#toast", context, request)
+    response = HttpResponse(html, status=status)
+    response["X-Change-Cursor"] = str(campaign.change_cursor)
+    return response

@@ -1,0 +1,112 @@
+/* A player's sheet: live refreshes of its cards, the offline banner, and a copy of the
+   last state kept for reading offline. Loaded with `defer`; no inline handlers (the CSP
+   forbids them). The page works without it, as a plain page with a "Roll" form. */
+(function () {
+  "use strict";
+  var sheet = document.getElementById("sheet");
+  if (!sheet) return;
+  var live = document.getElementById("live");
+  var banner = document.getElementById("offline");
+  var KEEP = "zodiac-sheets-v1"; // the service worker (sw.js) reads this cache too
+
+  // -- live: fetch this sheet's own rendering of what changed -------------------------
+  var ownCursor = 0;
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    var cursor = xhr && Number(xhr.getResponseHeader("X-Change-Cursor"));
+    if (cursor > ownCursor) ownCursor = cursor;
+  });
+  document.body.addEventListener("htmx:afterSettle", keep);
+  document.addEventListener("zodiac:change", function (event) {
+    var detail = event.detail || {};
+    if (detail.cursor && detail.cursor <= ownCursor) return;
+    refresh(detail);
+  });
+
+  function refresh(detail) {
+    var query = detail.all ? "all=1" : (detail.pj || []).map(function (id) { return "pj=" + id; }).join("&");
+    return fetch(sheet.dataset.refresh + "?" + query, {
+      headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store",
+    }).then(function (response) {
+      // 404: this PJ is no longer ours to see (the DJ took it back): show what the server says.
+      if (response.status === 404 || response.status === 403) { window.location.reload(); return; }
+      if (!response.ok) return;
+      return response.text().then(function (html) {
+        swapParts(html);
+        keep();
+        showBanner();
+      });
+    }).catch(function () { showBanner(); });
+  }
+
+  function swapParts(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html;
+    Array.prototype.slice.call(template.content.children).forEach(function (part) {
+      var old = part.id && document.getElementById(part.id);
+      if (!old || old.isEqualNode(part)) return;
+      old.replaceWith(part);
+      if (window.htmx) htmx.process(part);
+    });
+  }
+
+  // -- offline: a banner with the time of the last state shown ------------------------
+  function updatedAt() {
+    var time = document.getElementById("sheet-updated");
+    var date = time ? new Date(time.getAttribute("datetime")) : null;
+    if (!date || isNaN(date.getTime())) return "";
+    return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  }
+
+  function isDown() {
+    if (navigator.onLine === false) return true;
+    var state = live && live.dataset.state;
+    return state === "reconnecting";
+  }
+
+  var wasDown = false;
+  function showBanner() {
+    var down = isDown();
+    if (banner) {
+      banner.textContent = down
+        ? sheet.dataset.offline + " · " + sheet.dataset.updatedLabel + " " + updatedAt()
+        : "";
+      banner.hidden = !down;
+    }
+    document.documentElement.classList.toggle("is-offline", down);
+    // Back online: catch up with everything, whatever the stream replays by itself.
+    if (wasDown && !down) refresh({ all: true });
+    wasDown = down;
+  }
+  window.addEventListener("online", showBanner);
+  window.addEventListener("offline", showBanner);
+  if (live) new MutationObserver(showBanner).observe(live, { attributes: true, attributeFilter: ["data-state"] });
+  showBanner();
+
+  // -- the last state, kept for reading offline ---------------------------------------
+  // The service worker serves this page from the cache when the network is gone; the copy
+  // is refreshed after every change so it is the state the player last saw.
+  function keep() {
+    if (!window.caches || !window.isSecureContext) return;
+    var copy = document.documentElement.cloneNode(true);
+    Array.prototype.forEach.call(copy.querySelectorAll("[data-toast], #offline"), function (el) {
+      if (el.id === "offline") { el.hidden = true; el.textContent = ""; } else { el.remove(); }
+    });
+    copy.classList.remove("is-offline");
+    var html = "<!doctype html>\n" + copy.outerHTML;
+    caches.open(KEEP).then(function (cache) {
+      return cache.put(window.location.pathname, new Response(html, {
+        headers: { "Content-Type": "text/html; charset=utf-8" },
+      }));
+    }).catch(function () { /* storage full or refused: reading offline falls back to the last page load */ });
+  }
+  keep();
+
+  // -- toasts close on a tap ------------------------------------------------------------
+  sheet.addEventListener("click", function (event) {
+    var close = event.target.closest("[data-dismiss]");
+    if (!close) return;
+    var toast = close.closest("[data-toast]");
+    if (toast) toast.remove();
+  });
+})();
