@@ -123,6 +123,15 @@ def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 class SignUpForm(BaseUserCreationForm):
     """A new player account: a username and a password typed twice (Django's checks)."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # One short line instead of Django's list of every rule (read on a phone).
+        self.fields["password1"].help_text = _(
+            "At least 8 characters; not only digits, not a common password, "
+            "not like your username."
+        )
+        self.fields["password2"].help_text = _("The same password again.")
+
 
 def _wrong_codes(request: HttpRequest, *, count: bool = False) -> dict:
     return get_usage(request, group="join-code", key="ip", rate=CODE_TRIES, increment=count)

@@ -92,10 +92,13 @@ def free_port() -> int:
 
 
 def start_server(
-    *, workers: int = 1, extra_env: dict | None = None
+    *, workers: int = 1, extra_env: dict | None = None, port: int | None = None
 ) -> tuple[subprocess.Popen, str]:
-    """A uvicorn serving the app on the test database; returns (process, base URL)."""
-    port = free_port()
+    """A uvicorn serving the app on the test database; returns (process, base URL).
+
+    `port` brings a server back at the same address (same origin, cookies and service
+    worker) after a test stopped it."""
+    port = port or free_port()
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),

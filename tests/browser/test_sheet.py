@@ -1,0 +1,204 @@
+"""A player's sheet in a real browser, on a phone-sized screen: live, rolling its own
+checks, readable offline, and reached from an invitation."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.models import Character, StateEvent
+from tests.browser.conftest import log_in, screenshot, set_real_password, start_server, stop_server
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+PHONE = {"width": 360, "height": 640}
+
+
+def make_table():
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(
+        campaign=campaign, name="Aiko", attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 4}
+    )
+    CharacterFactory(campaign=campaign, name="Kenji")
+    mei = UserFactory(username="mei")
+    invitation = services.invitation_create(character=aiko, by=dj)
+    services.invitation_accept(invitation=invitation, user=mei)
+    return {"dj": dj, "campaign": campaign, "aiko": Character.objects.get(pk=aiko.pk), "mei": mei}
+
+
+@pytest.fixture
+def table(app_url):
+    return make_table()
+
+
+def record(character, **event):
+    return services.event_record(campaign=character.campaign, character=character, event=event)
+
+
+def a_hard_fight(aiko):
+    record(aiko, kind="suffer", type="shock", grade="grave")
+    record(aiko, kind="turn_end")  # its TS is now pending
+    record(aiko, kind="suffer", type="emocion", grade="grave", variant="terror", cause="el oni")
+    record(aiko, kind="suffer", type="heridas", grade="leve")
+
+
+def open_sheet(browser, base, user, character, viewport=PHONE):
+    context = browser.new_context(viewport=viewport, locale="es-ES")
+    log_in(context, base, user)
+    page = context.new_page()
+    page.goto(f"{base}/c/{character.campaign.slug}/pj/{character.pk}/hoja/")
+    page.wait_for_selector('#live[data-state="open"]', state="attached")
+    page.evaluate("window.__noReload = true")  # a reload would lose this
+    return page
+
+
+def test_the_sheet_fits_a_phone_and_every_button_is_a_comfortable_tap(browser, app_url, table):
+    a_hard_fight(table["aiko"])
+    page = open_sheet(browser, app_url, table["mei"], table["aiko"])
+
+    sheet = page.get_by_role("article", name="Aiko")
+    expect(sheet).to_be_visible()
+    expect(sheet.get_by_text("no puede actuar", exact=True)).to_be_visible()
+    expect(sheet.get_by_role("button", name=re.compile("^Tirar"))).to_be_visible()
+    expect(sheet.get_by_role("table", name="Modificadores")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    heights = page.evaluate(
+        """() => [...document.querySelectorAll("button")]
+        .filter((b) => b.offsetParent !== null)
+        .map((b) => [b.textContent.trim() || b.ariaLabel, b.getBoundingClientRect().height])"""
+    )
+    assert heights and all(h >= 44 for _name, h in heights), heights
+    assert "Kenji" not in page.content()
+    screenshot(page, "sheet-360")
+    wide = open_sheet(browser, app_url, table["mei"], table["aiko"], {"width": 1280, "height": 900})
+    screenshot(wide, "sheet-1280")
+
+
+def test_a_dj_change_shows_on_the_sheet_within_a_second_without_a_reload(browser, app_url, table):
+    sheet = open_sheet(browser, app_url, table["mei"], table["aiko"])
+    board = browser.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    log_in(board, app_url, table["dj"])
+    dj = board.new_page()
+    dj.goto(f"{app_url}/c/kiso/")
+
+    dj.get_by_role("article", name="Aiko").get_by_role("button", name="Fatiga leve").click()
+
+    box = sheet.get_by_role("img", name="Fatiga leve: marcada")
+    expect(box).to_be_visible(timeout=1000)
+    assert sheet.evaluate("window.__noReload") is True
+
+
+def test_the_player_rolls_a_check_and_the_dj_card_shows_the_result(browser, app_url, table):
+    a_hard_fight(table["aiko"])
+    sheet = open_sheet(browser, app_url, table["mei"], table["aiko"])
+    board = browser.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    log_in(board, app_url, table["dj"])
+    dj = board.new_page()
+    dj.goto(f"{app_url}/c/kiso/")
+    dj.wait_for_selector('#live[data-state="open"]', state="attached")
+    dj_card = dj.get_by_role("article", name="Aiko")
+    expect(dj_card.get_by_role("button", name="Tirar")).to_be_visible()
+
+    sheet.get_by_role("button", name=re.compile("^Tirar")).first.click()
+
+    expect(sheet.locator(".toast")).to_contain_text(re.compile(r"\d"))  # the die is shown
+    save = StateEvent.objects.filter(event__kind="save").get()
+    assert save.actor == table["mei"] and 1 <= save.event["ts_roll"] <= 6
+    expect(dj.locator("#recent")).to_contain_text(f"#{save.seq}", timeout=1000)
+    expect(dj_card.get_by_role("button", name="Tirar")).to_have_count(0, timeout=1000)
+
+
+def test_offline_the_banner_shows_and_the_last_state_stays_readable(browser, transactional_db):
+    process, base = start_server()
+    port = int(base.rsplit(":", 1)[1])
+    try:
+        table = make_table()
+        aiko = table["aiko"]
+        record(aiko, kind="suffer", type="heridas", grade="leve")
+        page = open_sheet(browser, base, table["mei"], aiko)
+        # The service worker controls the page once installed: load it again under it.
+        page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.ready")
+        page.reload()
+        page.wait_for_function("!!navigator.serviceWorker.controller")
+        page.wait_for_selector('#live[data-state="open"]', state="attached")
+        banner = page.locator("#offline")
+        expect(banner).to_be_hidden()
+
+        page.context.set_offline(True)  # the phone loses its network
+        expect(banner).to_be_visible()
+        expect(banner).to_have_text(re.compile(r"^Sin conexión · actualizado \d\d:\d\d$"))
+        page.context.set_offline(False)
+        expect(banner).to_be_hidden()
+
+        process.kill()  # the server goes away altogether
+        expect(banner).to_be_visible()
+        page.reload()  # served by the service worker from what the page last showed
+        expect(page.get_by_role("article", name="Aiko")).to_be_visible()
+        expect(page.get_by_role("img", name="Heridas leve: marcada")).to_be_visible()
+        expect(banner).to_have_text(re.compile(r"^Sin conexión · actualizado \d\d:\d\d$"))
+        screenshot(page, "sheet-offline-360")
+
+        # While it was away the DJ recorded more; back online, the sheet catches up.
+        record(aiko, kind="suffer", type="fatiga", grade="leve")
+        process, _base = start_server(port=port)
+        expect(page.get_by_role("img", name="Fatiga leve: marcada")).to_be_visible(timeout=5000)
+        expect(banner).to_be_hidden()
+    finally:
+        stop_server(process)
+
+
+def test_an_invitation_link_leads_a_new_player_to_the_sheet(browser, app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    CharacterFactory(campaign=campaign, name="Aiko")
+    board = browser.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")
+    log_in(board, app_url, dj)
+    players = board.new_page()
+    players.goto(f"{app_url}/c/kiso/jugadores/")
+    players.get_by_role("button", name="Invitar a un jugador para Aiko").click()
+    link = players.get_by_role("textbox", name="Enlace de invitación para Aiko").input_value()
+    code = players.locator(".invitation-code").inner_text()
+    assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", code)
+    expect(players.get_by_role("img", name="Código QR de la invitación para Aiko")).to_be_visible()
+    screenshot(players, "players-1280")
+
+    phone = browser.new_context(viewport=PHONE, locale="es-ES")
+    page = phone.new_page()
+    page.goto(link)
+    expect(page.get_by_role("heading", name="Jugar a Aiko")).to_be_visible()
+    screenshot(page, "join-360")
+    page.get_by_label("Nombre de usuario").fill("mei")
+    page.get_by_label("Contraseña", exact=True).fill("tres-lunas-9")
+    page.get_by_label("Contraseña (confirmación)").fill("tres-lunas-9")
+    page.get_by_role("button", name="Registrarme y unirme").click()
+
+    expect(page.get_by_role("article", name="Aiko")).to_be_visible()
+    assert page.url.endswith(f"/c/kiso/pj/{campaign.characters.get(name='Aiko').pk}/hoja/")
+    players.reload()
+    expect(players.get_by_text("Lo juega mei")).to_be_visible()
+    screenshot(players, "players-joined-1280")
+
+
+def test_a_player_with_an_account_joins_with_the_code(browser, app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    invitation = services.invitation_create(character=aiko, by=dj)
+    mei = UserFactory(username="mei")
+    set_real_password(mei, "tres-lunas-9")
+    phone = browser.new_context(viewport=PHONE, locale="es-ES")
+    page = phone.new_page()
+
+    page.goto(f"{app_url}/unirse/")
+    screenshot(page, "join-code-360")
+    page.get_by_label("Código").fill(invitation.code[:4].lower() + " " + invitation.code[4:])
+    page.get_by_role("button", name="Continuar").click()
+    page.get_by_role("link", name="Entra para unirte").click()
+    page.get_by_label("Nombre de usuario").fill("mei")
+    page.get_by_label("Contraseña").fill("tres-lunas-9")
+    page.get_by_role("button", name="Entrar").click()
+    page.get_by_role("button", name="Unirme como mei").click()
+
+    expect(page.get_by_role("article", name="Aiko")).to_be_visible()
+    assert Character.objects.get(pk=aiko.pk).player == mei
