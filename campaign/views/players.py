@@ -127,8 +127,7 @@ class SignUpForm(BaseUserCreationForm):
         super().__init__(*args, **kwargs)
         # One short line instead of Django's list of every rule (read on a phone).
         self.fields["password1"].help_text = _(
-            "At least 8 characters; not only digits, not a common password, "
-            "not like your username."
+            "At least 8 characters; not only digits, not a common password, not like your username."
         )
         self.fields["password2"].help_text = _("The same password again.")
 
