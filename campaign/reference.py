@@ -69,6 +69,11 @@ def _markdown() -> MarkdownIt:
     return md
 
 
+def render_recap(text: str) -> SafeString:
+    """A DJ's recap: CommonMark with raw HTML shown as text and unsafe links refused."""
+    return mark_safe(MarkdownIt("commonmark", {"html": False}).render(text))  # noqa: S308
+
+
 def render_markdown(text: str) -> RulesPage:
     """Render a reference document; the part before its first `##` is the intro."""
     md = _markdown()

@@ -1,6 +1,18 @@
 from django.urls import path
 
-from .views import board, home, live, party, players, pwa, reference, setup, sheet
+from .views import (
+    board,
+    history,
+    home,
+    live,
+    party,
+    players,
+    pwa,
+    reference,
+    setup,
+    sheet,
+    timeline,
+)
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -33,6 +45,11 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/sesion/empezar/", setup.session_start, name="session_start"),
     path("c/<slug:slug>/sesion/terminar/", setup.session_end, name="session_end"),
+    path(
+        "c/<slug:slug>/sesion/<int:number>/linea.svg",
+        timeline.session_timeline_svg,
+        name="session_timeline_svg",
+    ),
     # Players: invitations (the DJ's side), joining, and each player's sheet
     path("c/<slug:slug>/jugadores/", players.players, name="players"),
     path("c/<slug:slug>/pj/<int:pk>/invitar/", players.invite, name="invite"),
@@ -47,6 +64,22 @@ urlpatterns = [
     path("c/<slug:slug>/pj/<int:pk>/hoja/", sheet.sheet, name="sheet"),
     path("c/<slug:slug>/pj/<int:pk>/hoja/refrescar/", sheet.sheet_refresh, name="sheet_refresh"),
     path("c/<slug:slug>/pj/<int:pk>/hoja/tirar/", sheet.sheet_roll, name="sheet_roll"),
+    # Session history: the audit trail, recaps, end-of-session sheets, exports
+    path("c/<slug:slug>/historia/", history.campaign_history, name="history"),
+    path("c/<slug:slug>/sesion/<int:number>/", history.session_detail, name="session_detail"),
+    path(
+        "c/<slug:slug>/sesion/<int:number>/resumen/", history.session_recap, name="session_recap"
+    ),
+    path(
+        "c/<slug:slug>/sesion/<int:number>/hojas/", history.session_sheets, name="session_sheets"
+    ),
+    path(
+        "c/<slug:slug>/sesion/<int:number>/registro.<str:fmt>",
+        history.session_log,
+        name="session_log",
+    ),
+    path("c/<slug:slug>/evento/<int:seq>/", history.event_detail, name="event_detail"),
+    path("c/<slug:slug>/pj/<int:pk>/cartas/", history.character_cards, name="character_cards"),
     # The installable app: its service worker must be served from the root to cover it all
     path("sw.js", pwa.service_worker, name="service_worker"),
     # The live channel: which cards changed (SSE, and polling where SSE cannot pass)

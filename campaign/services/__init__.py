@@ -33,7 +33,7 @@ from .players import (
     invitation_find,
     player_remove,
 )
-from .sessions import session_end, session_start
+from .sessions import session_end, session_recap_set, session_start
 
 __all__ = [
     "EventVoidRefused",
@@ -62,5 +62,6 @@ __all__ = [
     "powers_validate",
     "scores_validate",
     "session_end",
+    "session_recap_set",
     "session_start",
 ]

@@ -66,3 +66,10 @@ def session_end(
         session.save()
         change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
     return session
+
+
+def session_recap_set(*, session: GameSession, recap: str) -> GameSession:
+    """The DJ's recap of a session (Markdown), written or rewritten at any time."""
+    GameSession.objects.filter(pk=session.pk).update(recap=recap)
+    session.recap = recap
+    return session

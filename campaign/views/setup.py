@@ -301,5 +301,10 @@ def session_end(request: HttpRequest, slug: str) -> HttpResponse:
         for message in err.messages:
             messages.error(request, message)
     else:
-        messages.success(request, _("Session %(number)s ended.") % {"number": session.number})
+        messages.success(
+            request,
+            _("Session %(number)s ended. Here is what each PJ carries into the next one.")
+            % {"number": session.number},
+        )
+        return redirect("session_sheets", slug=campaign.slug, number=session.number)
     return _back(request, campaign)

@@ -854,11 +854,14 @@ def test_the_dj_ends_the_open_session_with_a_recap(dj_client, campaign, aiko):
     )
 
     session = GameSession.objects.get(campaign=campaign)
-    assert response["Location"] == "/"
+    # On to what each PJ carries into the next session.
+    assert response["Location"] == reverse("session_sheets", args=["kiso", 1])
     assert not session.is_open
     assert session.recap == "Llegaron a Kiso."
     assert str(aiko.pk) in session.sheet_summary
-    assert flashed(response) == ["Sesión 1 terminada."]
+    assert flashed(response) == [
+        "Sesión 1 terminada. Esto es lo que cada PJ se lleva a la siguiente."
+    ]
 
 
 def test_ending_without_an_open_session_says_so(dj_client, campaign):

@@ -1,0 +1,311 @@
+"""The audit trail: a campaign's events as rows to read, and a PJ's state around one event.
+
+Used by the history pages, the session log exports (Markdown, CSV) and the event detail.
+Each viewer gets what they may see: the DJ everything; a player their own PJ's events and
+the campaign-wide ones, with the names the DJ keeps secret taken out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Q, QuerySet, TextField
+from django.db.models.functions import Cast
+from django.utils.translation import gettext as _
+
+import rules
+from rules import texts
+from rules.vocab import GRADES, TYPES
+
+from . import cards
+from .models import Campaign, Character, EventSnapshot, GameSession, StateEvent
+from .trail import event_label, linked, trail_text
+
+PAGE = 100
+
+
+@dataclass
+class Viewer:
+    """Who reads the history: the DJ (`characters` None: every PJ) or a player (their PJ)."""
+
+    characters: set[int] | None
+    secret: set[str] = field(default_factory=set)
+
+    @property
+    def is_dj(self) -> bool:
+        return self.characters is None
+
+
+def viewer_for(*, campaign: Campaign, user, is_dj: bool) -> Viewer:
+    if is_dj:
+        return Viewer(None)
+    own = list(Character.objects.filter(campaign=campaign, player=user))
+    secret = {name for c in own for name in (c.secret_names or [])}
+    return Viewer({c.pk for c in own}, secret)
+
+
+@dataclass
+class Row:
+    seq: int
+    created_at: datetime
+    clock: dict | None
+    round: int
+    actor: str
+    who: str
+    character_id: int | None
+    label: str
+    lines: list[tuple[str, str]]
+    plain_trail: str
+    void_at: datetime | None
+    void_by: str
+    void_reason: str
+    secret: bool
+    session: int | None
+
+    @property
+    def is_void(self) -> bool:
+        return self.void_at is not None
+
+    @property
+    def clock_text(self) -> str:
+        if self.clock is None:
+            return ""
+        return _("Day %(day)s %(hh)02d:%(mm)02d") % self.clock
+
+
+def events_for(
+    *,
+    campaign: Campaign,
+    viewer: Viewer,
+    session: GameSession | None = None,
+    character: int | None = None,
+    type_: str | None = None,
+) -> QuerySet[StateEvent]:
+    """The events a viewer may read, with the filters asked for, in log order."""
+    events = StateEvent.objects.filter(campaign=campaign)
+    if session is not None:
+        events = events.filter(session=session)
+    if not viewer.is_dj:
+        events = events.filter(Q(character__in=viewer.characters) | Q(character__isnull=True))
+    if character is not None:
+        events = events.filter(Q(character_id=character) | Q(character__isnull=True))
+    if type_ in TYPES:
+        # The event names the type, or its rule trail touched it (a Shock that led to Fatiga).
+        events = events.annotate(effects_text=Cast("effects", TextField())).filter(
+            Q(event__type=type_) | Q(effects_text__contains=f'"{type_}"')
+        )
+    return events.order_by("seq")
+
+
+def _scrub_event(event: dict, secret: set[str]) -> dict:
+    if not secret:
+        return event
+    masked = dict(event)
+    for key in ("source", "name", "especifico"):
+        if isinstance(masked.get(key), str) and masked[key].lower() in secret:
+            masked[key] = _("(secret)")
+    return masked
+
+
+def _scrub_effects(effects: list[dict], secret: set[str]) -> list[dict]:
+    if not secret:
+        return effects
+    return [
+        e
+        for e in effects
+        if not any(
+            isinstance(e.get(k), str) and e[k].lower() in secret
+            for k in ("source", "name", "especifico")
+        )
+    ]
+
+
+def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
+    """The board's round (1, 2…) at each of `seqs`: 1 + rounds passed since the last
+    campaign-wide time not counted in rounds (or a Descanso)."""
+    if not seqs:
+        return {}
+    wide = list(
+        StateEvent.objects.filter(
+            campaign=campaign, character__isnull=True, void_at__isnull=True, seq__lte=max(seqs)
+        )
+        .filter(Q(event__kind="time") | Q(event__kind="descanso"))
+        .order_by("-seq")
+        .values_list("seq", "event")
+    )
+    # Walk back to the last reset before the first seq asked for, then forwards.
+    start = 0
+    for i, (seq, event) in enumerate(wide):
+        if seq < min(seqs) and (event.get("kind") == "descanso" or "rounds" not in event):
+            start = i
+            break
+    else:
+        start = len(wide)
+    timeline = list(reversed(wide[: start + 1] if start < len(wide) else wide))
+    rounds_at: dict[int, int] = {}
+    rounds, cursor = 0, 0
+    for seq in sorted(seqs):
+        while cursor < len(timeline) and timeline[cursor][0] <= seq:
+            event = timeline[cursor][1]
+            if event.get("kind") == "time" and isinstance(event.get("rounds"), int):
+                rounds += event["rounds"]
+            else:
+                rounds = 0
+            cursor += 1
+        rounds_at[seq] = rounds + 1
+    return rounds_at
+
+
+def rows(
+    *, campaign: Campaign, events: list[StateEvent], viewer: Viewer, names: dict[int, str]
+) -> list[Row]:
+    """The events (already fetched, with actor, void_by and character) as rows to read."""
+    ids = [e.pk for e in events]
+    clocks: dict[int, int] = {}
+    for event_id, clock in EventSnapshot.objects.filter(event_id__in=ids).values_list(
+        "event_id", "state__clock"
+    ):
+        if isinstance(clock, int | float):
+            clocks[event_id] = max(clocks.get(event_id, 0), int(clock))
+    rounds = _rounds(campaign, [e.seq for e in events])
+    out = []
+    for event in events:
+        effects = event.effects or {}
+        lines = []
+        for pk, trail in effects.items():
+            if not viewer.is_dj and int(pk) not in viewer.characters:
+                continue
+            if event.character_id is None and not any(e.get("rule") != "base" for e in trail):
+                continue
+            text = trail_text(_scrub_effects(trail, viewer.secret))
+            if text:
+                lines.append((names.get(int(pk), "?"), text))
+        shown = event.event if viewer.is_dj else _scrub_event(event.event, viewer.secret)
+        clock = clocks.get(event.pk)
+        out.append(
+            Row(
+                seq=event.seq,
+                created_at=event.created_at,
+                clock=cards.clock_parts(clock) if clock is not None else None,
+                round=rounds.get(event.seq, 1),
+                actor=event.actor.get_username() if event.actor_id else "",
+                who=names.get(event.character_id, "?") if event.character_id else _("Everyone"),
+                character_id=event.character_id,
+                label=event_label(shown),
+                lines=[(who, linked(text)) for who, text in lines],
+                plain_trail=" · ".join(
+                    f"{who}: {text}" if len(lines) > 1 or not event.character_id else text
+                    for who, text in lines
+                ),
+                void_at=event.void_at,
+                void_by=event.void_by.get_username() if event.void_by_id else "",
+                void_reason=event.void_reason,
+                secret=event.secret and viewer.is_dj,
+                session=event.session.number if event.session_id else None,
+            )
+        )
+    return out
+
+
+# -- one event: each PJ's state right before and right after ---------------------------
+
+
+@dataclass
+class Change:
+    character: Character
+    before: cards.Card
+    after: cards.Card
+    differences: list[str]
+
+
+def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list[str]:
+    code = cards.lang()
+    out = []
+    for type_ in TYPES:
+        label = texts.TYPE_LABELS[type_][code]
+        was, now = set(before["marks"][type_]), set(after["marks"][type_])
+        grades = texts.GRADE_LABELS
+        for grade in sorted(now - was, key=GRADES.index):
+            out.append(
+                _("%(type)s %(grade)s marked") % {"type": label, "grade": grades[grade][code]}
+            )
+        for grade in sorted(was - now, key=GRADES.index):
+            out.append(
+                _("%(type)s %(grade)s cleared") % {"type": label, "grade": grades[grade][code]}
+            )
+    hidden = secret if for_player else set()
+    for name in sorted(set(after["specials"]) - set(before["specials"]) - hidden):
+        out.append(_("Gains %(name)s") % {"name": texts.special_label(name, code)})
+    for name in sorted(set(before["specials"]) - set(after["specials"]) - hidden):
+        out.append(_("Loses %(name)s") % {"name": texts.special_label(name, code)})
+    for key, value in after["modifiers"].items():
+        old = before["modifiers"].get(key, 0)
+        if value != old:
+            out.append(
+                _("%(attribute)s modifier %(old)+d → %(new)+d")
+                % {"attribute": key, "old": old, "new": value}
+            )
+    checks_before = {p["check"] for p in before["pending"]}
+    checks_after = {p["check"] for p in after["pending"]}
+    for check in sorted(checks_after - checks_before):
+        out.append(_("New check: %(check)s") % {"check": texts.check_text(check, code)["label"]})
+    for check in sorted(checks_before - checks_after):
+        out.append(_("Check done: %(check)s") % {"check": texts.check_text(check, code)["label"]})
+    if before["can_act"] != after["can_act"]:
+        out.append(_("Can act again") if after["can_act"] else _("Can no longer act"))
+    return out
+
+
+def event_changes(
+    *, event: StateEvent, viewer: Viewer, catalogue: dict, especificos: bool
+) -> list[Change]:
+    """Each PJ the event touched (that the viewer may see): before, after, what changed."""
+    touched = [int(pk) for pk in (event.effects or {})]
+    if event.character_id and event.character_id not in touched:
+        touched.append(event.character_id)
+    if not viewer.is_dj:
+        touched = [pk for pk in touched if pk in viewer.characters]
+    characters = {c.pk: c for c in Character.objects.filter(pk__in=touched).order_by("name")}
+    after = {
+        s.character_id: s.state
+        for s in EventSnapshot.objects.filter(event=event, character_id__in=touched)
+    }
+    out = []
+    for pk, character in characters.items():
+        previous = (
+            EventSnapshot.objects.filter(
+                character_id=pk, event__seq__lt=event.seq, event__void_at__isnull=True
+            )
+            .order_by("-event__seq")
+            .only("state")
+            .first()
+        )
+        state_before = previous.state if previous else rules.initial_state()
+        state_after = after.get(pk, state_before) if not event.is_void else state_before
+        secret = set(character.secret_names or [])
+        for_player = not viewer.is_dj
+
+        def card(state: dict, character=character, for_player=for_player) -> cards.Card:
+            return cards.build(
+                character,
+                state,
+                catalogue=catalogue,
+                for_player=for_player,
+                especificos=especificos,
+            )
+
+        out.append(
+            Change(
+                character,
+                card(state_before),
+                card(state_after),
+                _diff(
+                    rules.public_state(state_before),
+                    rules.public_state(state_after),
+                    secret,
+                    for_player,
+                ),
+            )
+        )
+    return out

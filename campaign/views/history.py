@@ -1,0 +1,340 @@
+"""Session history: the audit trail, one event's before and after, recaps, the end-of-session
+sheets, printable E.Alt cards, and a session's log as Markdown or CSV.
+
+The DJ sees everything. A player sees the history of their own PJ (and the campaign-wide
+events), without what the DJ keeps secret; anyone else gets 404.
+"""
+
+import csv
+import io
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+import rules
+from rules.vocab import TYPES
+
+from .. import cards, history, selectors, services
+from ..access import membership_for
+from ..models import Campaign, Character, GameSession, Membership, StateEvent
+from ..reference import render_recap
+
+# A recap is the DJ's own Markdown; raw HTML in it is shown as text.
+RECAP_MAX = 20_000
+
+
+def _viewer(request: HttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
+    membership = membership_for(user=request.user, slug=slug)
+    viewer = history.viewer_for(
+        campaign=membership.campaign,
+        user=request.user,
+        is_dj=membership.role == Membership.Role.DJ,
+    )
+    return membership, viewer
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() and len(value) < 12 else None
+
+
+def _names(campaign: Campaign) -> dict[int, str]:
+    return dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
+
+
+def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
+    """A window of PAGE events: from `desde` (a seq, exclusive) on, or the last ones."""
+    size = history.PAGE
+    events = events.select_related("actor", "void_by", "session")
+    after = _int(request.GET.get("desde"))
+    if request.GET.get("final") == "1":
+        window = list(events.order_by("-seq")[: size + 1])
+        has_before = len(window) > size
+        window = list(reversed(window[:size]))
+        has_after = False
+    else:
+        window = list(events.filter(seq__gt=after or 0)[: size + 1])
+        has_after = len(window) > size
+        window = window[:size]
+        has_before = bool(after)
+    nav = {"next": window[-1].seq if has_after and window else None, "previous": None}
+    if has_before and window:
+        earlier = list(
+            events.filter(seq__lt=window[0].seq).order_by("-seq").values_list("seq", flat=True)[
+                : size + 1
+            ]
+        )
+        nav["previous"] = earlier[size] if len(earlier) > size else 0
+        nav["has_previous"] = True
+    return window, nav
+
+
+def _timeline_context(request, membership, viewer, session=None) -> dict:
+    campaign = membership.campaign
+    names = _names(campaign)
+    pj = _int(request.GET.get("pj"))
+    if pj is not None and (pj not in names or (not viewer.is_dj and pj not in viewer.characters)):
+        pj = None
+    type_ = request.GET.get("tipo") if request.GET.get("tipo") in TYPES else None
+    events = history.events_for(
+        campaign=campaign, viewer=viewer, session=session, character=pj, type_=type_
+    )
+    window, nav = _page(request, events)
+    code = cards.lang()
+    choices = [
+        (pk, name) for pk, name in sorted(names.items(), key=lambda item: item[1])
+        if viewer.is_dj or pk in viewer.characters
+    ]
+    return {
+        "campaign": campaign,
+        "membership": membership,
+        "is_dj": viewer.is_dj,
+        "rows": history.rows(campaign=campaign, events=window, viewer=viewer, names=names),
+        "nav": nav,
+        "pj": pj,
+        "type": type_,
+        "pj_choices": choices,
+        "type_choices": [(t, rules.texts.TYPE_LABELS[t][code]) for t in TYPES],
+        "filters": "&".join(
+            part for part in (f"pj={pj}" if pj else "", f"tipo={type_}" if type_ else "") if part
+        ),
+    }
+
+
+@require_GET
+@login_required
+def campaign_history(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every event of the campaign the viewer may read, with its sessions listed above."""
+    membership, viewer = _viewer(request, slug)
+    context = _timeline_context(request, membership, viewer)
+    context["sessions"] = list(membership.campaign.sessions.order_by("-number"))
+    context["active"] = "history"
+    return render(request, "campaign/history.html", context)
+
+
+def _session(membership: Membership, number: int) -> GameSession:
+    return get_object_or_404(GameSession, campaign=membership.campaign, number=number)
+
+
+@require_GET
+@login_required
+def session_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """One game session: its recap, its timeline picture and every event in it."""
+    membership, viewer = _viewer(request, slug)
+    session = _session(membership, number)
+    context = _timeline_context(request, membership, viewer, session)
+    context.update(
+        session=session,
+        recap=render_recap(session.recap) if session.recap else "",
+        recap_max=RECAP_MAX,
+        picture=_picture(session, membership, viewer),
+        active="history",
+    )
+    return render(request, "campaign/session.html", context)
+
+
+def _picture(session: GameSession, membership: Membership, viewer: history.Viewer) -> str:
+    """The session's timeline as inline SVG (campaign.timeline_svg), or "" without one."""
+    try:
+        from .. import timeline_svg
+    except ImportError:
+        return ""
+    render_inline = getattr(timeline_svg, "session_svg_inline", None) or getattr(
+        timeline_svg, "session_svg", None
+    )
+    if render_inline is None:
+        return ""
+    characters = None
+    if not viewer.is_dj:
+        characters = list(Character.objects.filter(pk__in=viewer.characters))
+    svg = render_inline(session=session, characters=characters, for_player=not viewer.is_dj)
+    return mark_safe(svg)  # noqa: S308 (built by timeline_svg, which escapes every text)
+
+
+@require_POST
+@login_required
+def session_recap(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """The DJ writes or edits a session's recap (Markdown)."""
+    membership, viewer = _viewer(request, slug)
+    if not viewer.is_dj:
+        raise Http404("No such session.")
+    session = _session(membership, number)
+    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").strip()
+    if len(recap) > RECAP_MAX:
+        messages.error(
+            request,
+            _("The recap is too long: %(max)s characters at most.") % {"max": f"{RECAP_MAX:,}"},
+        )
+    else:
+        services.session_recap_set(session=session, recap=recap)
+        messages.success(request, _("Recap saved."))
+    return redirect("session_detail", slug=slug, number=number)
+
+
+@require_GET
+@login_required
+def event_detail(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+    """One event: what it did, and each PJ's state right before and right after it."""
+    membership, viewer = _viewer(request, slug)
+    campaign = membership.campaign
+    event = get_object_or_404(
+        history.events_for(campaign=campaign, viewer=viewer).select_related(
+            "actor", "void_by", "session", "character"
+        ),
+        seq=seq,
+    )
+    names = _names(campaign)
+    row = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)[0]
+    changes = history.event_changes(
+        event=event,
+        viewer=viewer,
+        catalogue=selectors.catalogue_by_name(campaign=campaign),
+        especificos=campaign.especificos,
+    )
+    context = {
+        "campaign": campaign,
+        "row": row,
+        "event": event,
+        "changes": changes,
+        "is_dj": viewer.is_dj,
+        "active": "history",
+    }
+    return render(request, "campaign/event.html", context)
+
+
+def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
+    """What each PJ carries out of the session: at its end, or now while it is open."""
+    campaign = session.campaign
+    catalogue = selectors.catalogue_by_name(campaign=campaign)
+    characters = {c.pk: c for c in campaign.characters.select_related("snapshot")}
+    entries = []
+    if session.is_open:
+        states = {pk: c.snapshot.state for pk, c in characters.items() if not c.is_archived}
+    else:
+        states = {int(pk): data["state"] for pk, data in session.sheet_summary.items()}
+    for pk, state in states.items():
+        character = characters.get(pk)
+        if character is None or (not viewer.is_dj and pk not in viewer.characters):
+            continue
+        card = cards.build(character, state, catalogue=catalogue, for_player=not viewer.is_dj)
+        entries.append({"character": character, "card": card})
+    entries.sort(key=lambda entry: entry["character"].name)
+    return entries
+
+
+@require_GET
+@login_required
+def session_sheets(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """End of session: what each PJ carries into the next one, to copy onto its sheet."""
+    membership, viewer = _viewer(request, slug)
+    session = _session(membership, number)
+    context = {
+        "campaign": membership.campaign,
+        "session": session,
+        "entries": _sheet_entries(session, viewer),
+        "is_dj": viewer.is_dj,
+    }
+    return render(request, "campaign/session_sheets.html", context)
+
+
+@require_GET
+@login_required
+def character_cards(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A PJ's active E.Alt as cards to print, for tables that hand out paper cards."""
+    membership, viewer = _viewer(request, slug)
+    if not viewer.is_dj and pk not in viewer.characters:
+        raise Http404("No such PJ.")
+    character = get_object_or_404(
+        Character.objects.select_related("snapshot"), campaign=membership.campaign, pk=pk
+    )
+    card = cards.build(
+        character,
+        character.snapshot.state,
+        catalogue=selectors.catalogue_by_name(campaign=membership.campaign),
+        for_player=not viewer.is_dj,
+    )
+    context = {"campaign": membership.campaign, "character": character, "card": card}
+    return render(request, "campaign/print_cards.html", context)
+
+
+def _session_rows(membership, viewer, session) -> list[history.Row]:
+    campaign = membership.campaign
+    events = history.events_for(campaign=campaign, viewer=viewer, session=session)
+    events = list(events.select_related("actor", "void_by", "session"))
+    return history.rows(campaign=campaign, events=events, viewer=viewer, names=_names(campaign))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+@require_GET
+@login_required
+def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpResponse:
+    """A session's log as Markdown (for Discord or Obsidian) or CSV (for a spreadsheet)."""
+    if fmt not in ("md", "csv"):
+        raise Http404("No such format.")
+    membership, viewer = _viewer(request, slug)
+    session = _session(membership, number)
+    rows = _session_rows(membership, viewer, session)
+    campaign = membership.campaign
+    headers = [
+        "#",
+        _("Recorded at"),
+        _("Game time"),
+        _("Round"),
+        _("By"),
+        _("PJ"),
+        _("What"),
+        _("Rules"),
+        _("Voided"),
+    ]
+
+    def values(row: history.Row) -> list[str]:
+        void = ""
+        if row.is_void:
+            void = _("voided by %(who)s: %(reason)s") % {
+                "who": row.void_by or "?",
+                "reason": row.void_reason,
+            }
+        return [
+            str(row.seq),
+            row.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            row.clock_text,
+            str(row.round),
+            row.actor,
+            row.who,
+            row.label,
+            row.plain_trail,
+            void,
+        ]
+
+    name = f"zodiac-{campaign.slug}-sesion-{session.number}"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(headers)
+        for row in rows:
+            writer.writerow(values(row))
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        return response
+    title = _("Session %(number)s") % {"number": session.number}
+    if session.title:
+        title += f": {session.title}"
+    lines = [f"# {campaign.name} · {title}", ""]
+    if session.recap:
+        lines += [session.recap, ""]
+    lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows:
+        cells = values(row)
+        if row.is_void:
+            cells[6] = f"~~{cells[6]}~~"
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    response = HttpResponse("\n".join(lines) + "\n", content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.md"'
+    return response

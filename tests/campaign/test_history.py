@@ -1,0 +1,266 @@
+"""Session history: the audit trail, one event's before and after, recaps, end-of-session
+sheets, printable cards and the session log exports, for the DJ and for a player."""
+
+import csv
+import io
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaign import services
+from campaign.models import StateEvent
+from tests.factories import UserFactory
+
+
+@pytest.fixture
+def player(db):
+    return UserFactory(username="mei")
+
+
+@pytest.fixture
+def table(campaign, aiko, kenji, dj, player):
+    """Session 1 (ended, with a recap) and an open session 2, with a secret and a void."""
+    services.invitation_accept(
+        invitation=services.invitation_create(character=aiko, by=dj), user=player
+    )
+    one = services.session_start(campaign=campaign, title="El paso")
+    record(aiko, dj, kind="suffer", type="shock", grade="leve")
+    record(aiko, dj, kind="suffer", type="shock", grade="leve")  # R2: Shock grave
+    record(kenji, dj, kind="suffer", type="fatiga", grade="grave")
+    record(kenji, dj, kind="suffer", type="fatiga", grade="grave")  # R8: and Shock leve
+    record(aiko, dj, kind="suffer", type="afeccion", grade="leve", source="ponzoña azul")
+    services.character_secrets_set(character=aiko, add=["ponzoña azul"], remove=())
+    record(None, dj, kind="time", minutes=10)
+    wrong = record(kenji, dj, kind="suffer", type="heridas", grade="leve")
+    services.event_void(event=wrong, actor=dj, reason="era Aiko")
+    services.session_end(session=one, recap="**Llegaron** al paso. <script>x</script>")
+    two = services.session_start(campaign=campaign, title="La cueva")
+    record(aiko, dj, kind="suffer", type="heridas", grade="leve")
+    return {"one": one, "two": two, "wrong": wrong}
+
+
+def record(character, actor, **event):
+    campaign = character.campaign if character else services_campaign()
+    return services.event_record(campaign=campaign, character=character, event=event, actor=actor)
+
+
+def services_campaign():
+    from campaign.models import Campaign
+
+    return Campaign.objects.get(slug="kiso")
+
+
+def get(client, name, *args, **params):
+    return client.get(reverse(name, args=["kiso", *args]), params)
+
+
+# -- the timeline -----------------------------------------------------------------------
+
+
+def test_the_dj_reads_every_event_with_clock_actor_trail_and_voids(client, dj, table, kenji):
+    client.force_login(dj)
+
+    html = get(client, "history").content.decode()
+
+    assert "Sesión 1" in html and "El paso" in html and "en curso" in html
+    assert re.search(r"Día 1 00:\d\d · Ronda \d", html)
+    assert "por test-dj" in html
+    assert 'href="/reglas/#R2"' in html  # a second Shock leve → R2 → Shock grave
+    assert "ponzoña azul" in html  # the DJ sees secrets
+    wrong = table["wrong"]
+    assert re.search(
+        rf'id="e{wrong.seq}"[^>]*>|class="timeline-row is-void" id="e{wrong.seq}"', html
+    )
+    assert "<del><strong>Kenji</strong>: Heridas Leve</del>" in html
+    assert "Anulado por test-dj" in html and "era Aiko" in html
+
+
+def test_filters_by_pj_and_by_type_through_the_rule_trail(client, dj, table, aiko, kenji):
+    client.force_login(dj)
+
+    kenji_only = get(client, "history", pj=kenji.pk).content.decode()
+    shock = get(client, "history", tipo="shock").content.decode()
+
+    assert "Kenji</strong>: Fatiga Grave" in kenji_only
+    assert "Aiko</strong>" not in kenji_only
+    # Kenji's second Fatiga grave led to Shock leve (R8): it touches Shock too.
+    assert "Kenji</strong>: Fatiga Grave" in shock and "Aiko</strong>: Shock Leve" in shock
+    assert "Heridas Leve" not in shock
+
+
+def test_a_long_log_comes_in_windows(client, dj, campaign, aiko):
+    for _ in range(120):
+        record(aiko, dj, kind="turn_end")
+    client.force_login(dj)
+
+    first = get(client, "history").content.decode()
+    assert first.count('class="timeline-row') == 100
+    following = re.search(r'href="/c/kiso/historia/\?desde=(\d+)"', first).group(1)
+    second = get(client, "history", desde=following).content.decode()
+    assert 0 < second.count('class="timeline-row') <= 22
+    assert "Anteriores" in second
+    last = get(client, "history", final="1").content.decode()
+    assert last.count('class="timeline-row') == 100
+
+
+def test_the_session_page_stays_within_a_few_queries(
+    client, dj, campaign, aiko, kenji, django_assert_max_num_queries
+):
+    session = services.session_start(campaign=campaign)
+    for i in range(300):
+        record(aiko if i % 2 else kenji, dj, kind="suffer", type="shock", grade="leve")
+        record(None, dj, kind="time", rounds=1)
+    client.force_login(dj)
+
+    with django_assert_max_num_queries(15):
+        response = get(client, "session_detail", session.number)
+
+    assert response.status_code == 200
+
+
+def test_a_player_reads_their_own_pj_and_the_party_time_without_secrets(
+    client, player, table, aiko, kenji
+):
+    client.force_login(player)
+
+    html = get(client, "history").content.decode()
+
+    assert "Aiko</strong>: Shock Leve" in html
+    assert "Todos</strong>" in html  # the campaign-wide time
+    assert "Kenji" not in html
+    assert "Aiko</strong>: Afección Leve" in html and "ponzoña" not in html
+    assert 'class="campaign-nav"' not in html
+    assert get(client, "event_detail", table["wrong"].seq).status_code == 404
+
+
+# -- one event --------------------------------------------------------------------------
+
+
+def test_an_event_shows_each_pj_right_before_and_after(client, dj, table, kenji):
+    client.force_login(dj)
+    fatiga = StateEvent.objects.filter(event__type="fatiga").order_by("seq").last()
+
+    html = get(client, "event_detail", fatiga.seq).content.decode()
+
+    assert "Justo antes" in html and "Justo después" in html
+    assert "Fatiga Persistente marcada" in html  # R8
+    assert "Shock Leve marcada" in html
+    assert "Gana Desprevenido" in html and "Ya no puede actuar" in html
+
+
+def test_a_voided_event_says_it_changes_nothing(client, dj, table):
+    client.force_login(dj)
+
+    html = get(client, "event_detail", table["wrong"].seq).content.decode()
+
+    assert "Un evento anulado no cambia nada" in html
+    assert "Sin cambios en la tarjeta." in html
+
+
+# -- recaps -----------------------------------------------------------------------------
+
+
+def test_the_recap_is_markdown_and_html_in_it_stays_text(client, dj, table):
+    client.force_login(dj)
+
+    html = get(client, "session_detail", 1).content.decode()
+
+    assert "<strong>Llegaron</strong> al paso." in html
+    assert "<script>x</script>" not in html and "&lt;script&gt;" in html
+
+
+def test_the_dj_edits_a_recap_and_a_player_cannot(client, dj, player, table):
+    url = reverse("session_recap", args=["kiso", 1])
+    client.force_login(player)
+    assert client.post(url, {"recap": "mío"}).status_code == 404
+    client.force_login(dj)
+
+    client.post(url, {"recap": "Otra *versión*."})
+    too_long = client.post(url, {"recap": "x" * 20_001}, follow=True)
+
+    table["one"].refresh_from_db()
+    assert table["one"].recap == "Otra *versión*."
+    assert "demasiado largo" in too_long.content.decode()
+
+
+# -- what each PJ carries ----------------------------------------------------------------
+
+
+def test_the_end_of_session_sheets_keep_the_state_at_the_end(client, dj, table, aiko):
+    client.force_login(dj)
+
+    html = get(client, "session_sheets", 1).content.decode()
+
+    assert "Hojas de fin de sesión" in html
+    aiko_part = html.split(f'id="carry-{aiko.pk}"')[1].split("</article>")[0]
+    assert "☒ Grave" in aiko_part  # Shock grave (R2), from session 1
+    assert aiko_part.count("☒") == 2  # Shock and Afección: not session 2's wound
+    assert "ponzoña azul" in aiko_part and "(secreto)" in aiko_part
+
+
+def test_a_player_sees_only_their_own_sheet_without_secrets(client, player, table, aiko):
+    client.force_login(player)
+
+    html = get(client, "session_sheets", 1).content.decode()
+
+    assert "Aiko" in html and "Kenji" not in html
+    assert "ponzoña" not in html and "el DJ conoce su origen" in html
+
+
+def test_an_open_session_shows_the_state_so_far(client, dj, table):
+    client.force_login(dj)
+
+    html = get(client, "session_sheets", 2).content.decode()
+
+    assert "Lo que lleva cada PJ (hasta ahora)" in html
+
+
+def test_the_cards_to_print_show_each_active_state(client, dj, player, table, aiko, kenji):
+    client.force_login(dj)
+    html = get(client, "character_cards", aiko.pk).content.decode()
+    assert 'class="paper-card grade-grave"' in html and "Shock Grave" in html
+
+    client.force_login(player)
+    assert get(client, "character_cards", kenji.pk).status_code == 404
+    assert "ponzoña" not in get(client, "character_cards", aiko.pk).content.decode()
+
+
+# -- exports ----------------------------------------------------------------------------
+
+
+def test_the_session_log_as_markdown(client, dj, table):
+    client.force_login(dj)
+
+    response = get(client, "session_log", 1, "md")
+
+    text = response.content.decode()
+    assert response["Content-Disposition"] == 'attachment; filename="zodiac-kiso-sesion-1.md"'
+    assert text.startswith("# Kiso · Sesión 1: El paso")
+    assert "| # | Registrado | Tiempo de juego |" in text or "| # | Registrado |" in text
+    assert "~~Heridas Leve~~" in text and "era Aiko" in text
+    assert "La cueva" not in text  # session 2 is another file
+
+
+def test_the_session_log_as_csv_for_a_player_has_no_secrets(client, player, table):
+    client.force_login(player)
+
+    response = get(client, "session_log", 1, "csv")
+
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][0] == "#" and len(rows) > 2
+    assert all("Kenji" not in cell and "ponzoña" not in cell for row in rows for cell in row)
+    assert get(client, "session_log", 1, "pdf").status_code == 404
+
+
+def test_strangers_get_404(client, table):
+    client.force_login(UserFactory(username="nadie"))
+
+    for name, args in (
+        ("history", []),
+        ("session_detail", [1]),
+        ("session_sheets", [1]),
+        ("session_log", [1, "md"]),
+        ("event_detail", [1]),
+    ):
+        assert get(client, name, *args).status_code == 404, name
