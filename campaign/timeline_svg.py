@@ -1,0 +1,604 @@
+"""A game session as a picture: a server-rendered SVG timeline of every PJ's E.Alt.
+
+The X axis is the game clock, from each PJ's clock before the session's first event to the
+last event. Each PJ gets a lane; in it a band per E.Alt type is shaded by the grade active
+over time (the EventSnapshot after each event: a grade that changed in the middle of a long
+`time` event is drawn changing at its end, which is when the sheet showed it). Above the
+bands, markers for E.Esp gained or lost, checks (TS) and voided events, each with its hover
+text. Markers at the same game time stack in rows, then columns, then a "+N" badge.
+
+The result is one <svg> element, no XML declaration, no <style>, no script and no `style`
+attribute (the app's CSP), so the same string is a standalone .svg file and can be written
+into a page as it is (session_svg_inline). Everything user-typed is escaped.
+
+Two queries whatever the number of events (three when session.campaign is not cached).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape, quoteattr
+
+from django.db.models import OuterRef, Subquery
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+import rules
+from rules import texts
+from rules.vocab import GRADES, TYPES
+
+from .cards import clock_parts, lang
+from .models import Character, EventSnapshot, GameSession
+from .trail import event_label
+
+# Geometry, in viewBox units. 640 wide: at 360 px a font of 18 is about 10 px.
+WIDTH = 640
+MARGIN = 12
+GUTTER = 92  # the band labels, left of the plot
+PLOT_X0 = MARGIN + GUTTER + 8  # the first game second
+PLOT_X1 = WIDTH - MARGIN - 8  # the last one
+FONT = 18
+FONT_NAME = 21
+FONT_TITLE = 23
+BAND_H = 24
+BAND_GAP = 3
+STEP = 17  # between marker centres
+ROWS = 3  # marker rows in a lane before they go into columns
+MAX_COLS = 5  # columns of one cluster of markers before a "+N" badge
+R = 6.5  # a marker's radius
+MIN_SPAN = 60  # seconds: a shorter session is drawn as one minute
+
+TICK_STEPS = (
+    1, 2, 5, 10, 15, 30,
+    60, 120, 300, 600, 900, 1800,
+    3600, 7200, 10800, 21600, 43200,
+    86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400,
+)  # fmt: skip
+
+# Fill and the letter's colour per grade; "none" is the band's own background.
+GRADE_FILL = {
+    None: "#eef1f5",
+    "leve": "#f4c04e",
+    "grave": "#c62f2f",
+    "persistente": "#3d2d8c",
+}
+GRADE_INK = {"leve": "#3a2800", "grave": "#ffffff", "persistente": "#ffffff"}
+INK = "#1f2933"
+MUTED = "#4a5563"
+LINE = "#c3cad3"
+TEAL = "#0b6e82"
+GREEN = "#17803d"
+RED = "#b42318"
+
+
+@dataclass
+class Segment:
+    type: str
+    grade: str | None
+    start: int
+    end: int
+
+
+@dataclass
+class Marker:
+    kind: str  # especial, check, void
+    seq: int
+    at: int
+    title: str
+    variant: str = ""  # especial: gained / lost; check: success / failure
+    data: dict[str, str] = field(default_factory=dict)
+    x: float = 0.0
+    row: int = -1  # -1: not drawn (in a "+N" badge)
+
+
+@dataclass
+class Lane:
+    character: Character
+    start: int  # the lane's first game second (the PJ's clock before the session)
+    end: int
+    segments: list[Segment]
+    markers: list[Marker]
+    # Per type, the grade still open and since when (closed at the axis end).
+    open_at: dict[str, tuple[int, str | None]]
+
+
+# -- words ----------------------------------------------------------------------------------
+
+
+def when(seconds: int) -> str:
+    """ "Día 1 08:03" (seconds only when there are some)."""
+    p = clock_parts(seconds)
+    time = f"{p['hh']:02d}:{p['mm']:02d}" + (f":{p['ss']:02d}" if p["ss"] else "")
+    return _("Day %(day)s %(time)s") % {"day": p["day"], "time": time}
+
+
+def _grade_label(grade: str | None, code: str) -> str:
+    return texts.GRADE_LABELS[grade][code] if grade else _("None")
+
+
+def _mentions_secret(text: str, secret: set[str], code: str) -> bool:
+    low = text.lower()
+    return any(
+        name and (name.lower() in low or texts.special_label(name, code).lower() in low)
+        for name in secret
+    )
+
+
+def _words(record, secret: set[str], for_player: bool, code: str) -> str:
+    """The event in words, or a neutral text where a player may not read them."""
+    if for_player and record.secret:
+        return _("Something the DJ keeps secret")
+    words = event_label(record.event)
+    if for_player and _mentions_secret(words, secret, code):
+        return _("Something the DJ keeps secret")
+    return words
+
+
+def _text_width(text: str, size: float) -> float:
+    """An estimate of a sans-serif text's width (no font metrics on the server)."""
+    return len(text) * size * 0.56
+
+
+def _fit(text: str, size: float, width: float) -> str:
+    if _text_width(text, size) <= width:
+        return text
+    keep = max(1, int(width / (size * 0.56)) - 1)
+    return text[:keep].rstrip() + "…"
+
+
+# -- data -----------------------------------------------------------------------------------
+
+
+def _load(session: GameSession, characters: list[Character] | None):
+    """The session's snapshots (event and PJ with them) and each PJ's state before it."""
+    snapshots = (
+        EventSnapshot.objects.filter(event__session=session)
+        .select_related("event", "character")
+        .defer("event__effects")
+        .order_by("event__seq", "character_id")
+    )
+    if characters is not None:
+        snapshots = snapshots.filter(character_id__in=[c.pk for c in characters])
+    snapshots = list(snapshots)
+    if not snapshots:
+        return [], {}
+    first_seq = snapshots[0].event.seq
+    lane_ids = {s.character_id for s in snapshots}
+    latest = (
+        EventSnapshot.objects.filter(
+            character=OuterRef("pk"), event__seq__lt=first_seq, event__void_at__isnull=True
+        )
+        .order_by("-event__seq")
+        .values("pk")[:1]
+    )
+    before = Character.objects.filter(pk__in=lane_ids).annotate(b=Subquery(latest)).values("b")
+    previous = {
+        s.character_id: s.state
+        for s in EventSnapshot.objects.filter(pk__in=before).only("character_id", "state")
+    }
+    return snapshots, previous
+
+
+def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
+    by_pj: dict[int, list[EventSnapshot]] = {}
+    for s in snapshots:
+        by_pj.setdefault(s.character_id, []).append(s)
+    lanes = []
+    for rows in by_pj.values():
+        character = rows[0].character
+        secret = set(character.secret_names or []) if for_player else set()
+        before = previous.get(character.pk)
+        state = rules.public_state(before) if before else None
+        live = [s for s in rows if s.event.void_at is None]
+        start = state["clock"] if state else (live or rows)[0].state["clock"]
+        segments: list[Segment] = []
+        open_at = {t: (start, state["active"][t] if state else None) for t in TYPES}
+        markers: list[Marker] = []
+        specials = set(state["specials"]) if state else set()
+        for s in rows:
+            record = s.event
+            at = s.state["clock"]
+            head = f"#{record.seq} · {when(at)} · {character.name}: "
+            if record.void_at is not None:
+                words = _("Voided: %(event)s") % {"event": _words(record, secret, for_player, code)}
+                markers.append(Marker("void", record.seq, at, head + words))
+                continue
+            for t in TYPES:
+                grade = s.state["active"][t]
+                since, old = open_at[t]
+                if grade != old:
+                    segments.append(Segment(t, old, since, at))
+                    open_at[t] = (at, grade)
+            now = set(s.state["specials"])
+            gained = sorted(n for n in now - specials if n not in secret)
+            lost = sorted(n for n in specials - now if n not in secret)
+            specials = now
+            if gained or lost:
+                hidden = for_player and record.secret
+                changes = ", ".join(
+                    [f"+{texts.special_label(n, code)}" for n in gained]
+                    + [f"−{texts.special_label(n, code)}" for n in lost]
+                )
+                words = _words(record, secret, for_player, code)
+                if not hidden:
+                    words = _("%(event)s · E.Esp: %(changes)s") % {
+                        "event": words,
+                        "changes": changes,
+                    }
+                data = {} if hidden else {"gained": " ".join(gained), "lost": " ".join(lost)}
+                variant = "gained" if gained else "lost"
+                markers.append(Marker("especial", record.seq, at, head + words, variant, data))
+            if record.event.get("kind") == "save" and record.character_id == character.pk:
+                success = bool(record.event.get("success"))
+                words = _words(record, secret, for_player, code)
+                variant = "success" if success else "failure"
+                markers.append(Marker("check", record.seq, at, head + words, variant))
+        end = max(s.state["clock"] for s in rows)
+        lanes.append(Lane(character, start, end, segments, markers, open_at))
+    lanes.sort(key=lambda lane: (lane.character.name.lower(), lane.character.pk))
+    return lanes
+
+
+# -- scale and ticks --------------------------------------------------------------------------
+
+
+def _domain(lanes: list[Lane]) -> tuple[int, int]:
+    lo = min(lane.start for lane in lanes)
+    hi = max(lane.end for lane in lanes)
+    if hi - lo < MIN_SPAN:
+        lo = max(0, lo - (MIN_SPAN - (hi - lo)) // 2)
+        hi = max(hi, lo + MIN_SPAN)
+    return lo, hi
+
+
+def _ticks(lo: int, hi: int) -> list[int]:
+    """Round game times inside [lo, hi], as many as their labels fit."""
+    span = hi - lo
+    plot = PLOT_X1 - PLOT_X0
+    for step in TICK_STEPS:
+        sample = when(86400 * 9 + (1 if step < 60 else 0))
+        room = _text_width(sample, FONT) + 18
+        if step * plot / span >= room:
+            break
+    first = math.ceil(lo / step) * step
+    return list(range(first, hi + 1, step))
+
+
+class Scale:
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo, self.hi = lo, hi
+
+    def __call__(self, t: float) -> float:
+        return PLOT_X0 + (t - self.lo) / (self.hi - self.lo) * (PLOT_X1 - PLOT_X0)
+
+
+# -- markers ---------------------------------------------------------------------------------
+
+
+def _layout(markers: list[Marker], x: Scale) -> tuple[int, list[tuple[float, int, list]]]:
+    """Place each marker (x, row); returns the rows used and the "+N" badges.
+
+    Markers closer than a marker's width form a cluster: it fills ROWS rows, then up to
+    MAX_COLS columns around its time, and the rest goes into one badge with their texts.
+    """
+    markers = sorted(markers, key=lambda m: (m.at, m.seq))
+    clusters: list[list[Marker]] = []
+    for m in markers:
+        if clusters and x(m.at) - x(clusters[-1][0].at) < STEP * 0.75:
+            clusters[-1].append(m)
+        else:
+            clusters.append([m])
+    badges = []
+    rows_used = 0
+    right = -math.inf
+    for cluster in clusters:
+        capacity = ROWS * MAX_COLS
+        shown = cluster if len(cluster) <= capacity else cluster[: capacity - 1]
+        hidden = cluster[len(shown) :]
+        slots = len(shown) + (1 if hidden else 0)
+        cols = math.ceil(slots / ROWS)
+        centre = sum(x(m.at) for m in cluster) / len(cluster)
+        left = centre - (cols - 1) * STEP / 2
+        left = max(left, right + STEP, PLOT_X0)
+        left = min(left, PLOT_X1 - (cols - 1) * STEP)
+        for i, m in enumerate(shown):
+            m.x, m.row = left + (i // ROWS) * STEP, i % ROWS
+        if hidden:
+            i = len(shown)
+            badges.append((left + (i // ROWS) * STEP, i % ROWS, hidden))
+        rows_used = max(rows_used, min(ROWS, slots))
+        right = left + (cols - 1) * STEP
+    return rows_used, badges
+
+
+def _marker_svg(m: Marker, cx: float, cy: float, pj: int) -> str:
+    attrs = (
+        f'class="tl-marker tl-{m.kind}" data-kind="{m.kind}" data-seq="{m.seq}" '
+        f'data-at="{m.at}" data-pj="{pj}"'
+    )
+    if m.variant:
+        attrs += f' data-variant="{m.variant}"'
+    for key, value in m.data.items():
+        attrs += f" data-{key}={quoteattr(value)}"
+    c = f"{cx:.1f}", f"{cy:.1f}"
+    if m.kind == "void":
+        d = R * 0.8
+        shape = (
+            f'<circle cx="{c[0]}" cy="{c[1]}" r="{R + 1}" fill="#ffffff" fill-opacity="0.01"/>'
+            f'<path d="M{cx - d:.1f} {cy - d:.1f}L{cx + d:.1f} {cy + d:.1f}'
+            f'M{cx - d:.1f} {cy + d:.1f}L{cx + d:.1f} {cy - d:.1f}" stroke="{INK}" '
+            f'stroke-width="3" stroke-linecap="round" fill="none"/>'
+        )
+    elif m.kind == "especial":
+        d = R + 1
+        fill = TEAL if m.variant == "gained" else "#ffffff"
+        shape = (
+            f'<path d="M{cx:.1f} {cy - d:.1f}L{cx + d:.1f} {cy:.1f}L{cx:.1f} {cy + d:.1f}'
+            f'L{cx - d:.1f} {cy:.1f}Z" fill="{fill}" stroke="{TEAL}" stroke-width="2"/>'
+        )
+    else:
+        success = m.variant == "success"
+        shape = (
+            f'<circle cx="{c[0]}" cy="{c[1]}" r="{R - (0 if success else 0.5)}" '
+            f'fill="{GREEN if success else "#ffffff"}" '
+            f'stroke="{GREEN if success else RED}" stroke-width="{2 if success else 3}"/>'
+        )
+    return f"<g {attrs}><title>{escape(m.title)}</title>{shape}</g>"
+
+
+# -- drawing ---------------------------------------------------------------------------------
+
+
+def _flow(items: list[tuple[str, str]], y: float, size: float) -> tuple[list[str], float]:
+    """Legend items (swatch svg at 0,0 to 16,16; label) in rows; returns parts and height."""
+    parts = []
+    x0, x = MARGIN, MARGIN
+    for swatch, label in items:
+        width = 22 + _text_width(label, size) + 14
+        if x > x0 and x + width > WIDTH - MARGIN:
+            x, y = x0, y + size + 12
+        parts.append(
+            f'<g transform="translate({x:.1f} {y - size + 3:.1f})">{swatch}</g>'
+            f'<text x="{x + 22:.1f}" y="{y:.1f}" font-size="{size}" fill="{INK}">'
+            f"{escape(label)}</text>"
+        )
+        x += width
+    return parts, y
+
+
+def _svg(
+    *, ids: str, width_h: float, title: str, desc: str, body: list[str], extra: str = ""
+) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {width_h:.0f}" '
+        f'width="100%" class="session-timeline" role="img" '
+        f'aria-labelledby="{ids}-title {ids}-desc" preserveAspectRatio="xMidYMin meet" '
+        f'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"'
+        f"{extra}>"
+        f'<title id="{ids}-title">{escape(title)}</title>'
+        f'<desc id="{ids}-desc">{escape(desc)}</desc>'
+        f'<rect width="{WIDTH}" height="{width_h:.0f}" fill="#ffffff"/>' + "".join(body) + "</svg>"
+    )
+
+
+def session_svg(
+    *,
+    session: GameSession,
+    characters: list[Character] | None = None,
+    for_player: bool = False,
+) -> str:
+    """The session's timeline as one <svg> element: a standalone .svg file as it is.
+
+    `characters` restricts the lanes (a player's own PJ); `for_player` leaves out every
+    name the DJ keeps secret and the words of secret events.
+    """
+    code = lang()
+    ids = f"tl{session.pk}"
+    heading = _("Session %(number)s") % {"number": session.number}
+    if session.title:
+        heading += f" · {session.title}"
+    title = f"{session.campaign.name} · {heading}"
+    snapshots, previous = _load(session, characters)
+    if not snapshots:
+        if for_player or characters is not None:
+            empty = _("Your PJ have no events in this session.")
+        else:
+            empty = _("No events in this session yet.")
+        body = [
+            f'<text x="{MARGIN}" y="34" font-size="{FONT_TITLE}" font-weight="700" '
+            f'fill="{INK}">{escape(_fit(heading, FONT_TITLE, WIDTH - 2 * MARGIN))}</text>',
+            f'<text x="{MARGIN}" y="72" font-size="{FONT}" fill="{MUTED}" '
+            f'class="tl-empty">{escape(empty)}</text>',
+        ]
+        return _svg(ids=ids, width_h=96, title=title, desc=empty, body=body)
+
+    lanes = _lanes(snapshots, previous, for_player=for_player, code=code)
+    lo, hi = _domain(lanes)
+    x = Scale(lo, hi)
+    for lane in lanes:
+        for t in TYPES:
+            since, grade = lane.open_at[t]
+            lane.segments.append(Segment(t, grade, since, hi))
+    ticks = _ticks(lo, hi)
+
+    body: list[str] = []
+    # The patterns: persistente is hatched as well as dark, so it reads without colour.
+    body.append(
+        f'<defs><pattern id="{ids}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        f'patternTransform="rotate(45)"><rect width="6" height="6" '
+        f'fill="{GRADE_FILL["persistente"]}"/><rect width="2" height="6" fill="#ffffff" '
+        f'fill-opacity="0.35"/></pattern></defs>'
+    )
+
+    def fill(grade: str | None) -> str:
+        return f"url(#{ids}-hatch)" if grade == "persistente" else GRADE_FILL[grade]
+
+    y = 32.0
+    body.append(
+        f'<text x="{MARGIN}" y="{y:.0f}" font-size="{FONT_TITLE}" font-weight="700" '
+        f'fill="{INK}">{escape(_fit(heading, FONT_TITLE, WIDTH - 2 * MARGIN))}</text>'
+    )
+    y += 26
+    span = f"{when(lo)} – {when(hi)}"
+    body.append(
+        f'<text x="{MARGIN}" y="{y:.0f}" font-size="{FONT}" fill="{MUTED}">'
+        f"{escape(_fit(f'{session.campaign.name} · {span}', FONT, WIDTH - 2 * MARGIN))}</text>"
+    )
+
+    # The legend: grades, then markers.
+    y += 34
+    swatch = '<rect width="16" height="16" rx="3" fill="{}" stroke="{}" stroke-width="1"/>'
+    grade_items = [(swatch.format(fill(None), LINE), _grade_label(None, code))] + [
+        (swatch.format(fill(g), fill(g) if g != "persistente" else INK), _grade_label(g, code))
+        for g in GRADES
+    ]
+    parts, y = _flow(grade_items, y, FONT)
+    body.append(f'<g class="tl-legend">{"".join(parts)}</g>')
+    sample = {
+        "gained": Marker("especial", 0, 0, "", "gained"),
+        "lost": Marker("especial", 0, 0, "", "lost"),
+        "success": Marker("check", 0, 0, "", "success"),
+        "failure": Marker("check", 0, 0, "", "failure"),
+        "void": Marker("void", 0, 0, ""),
+    }
+
+    def icon(key: str) -> str:
+        m = sample[key]
+        return _marker_svg(m, 8, 8, 0).replace("<title></title>", "")
+
+    marker_items = [
+        (icon("gained"), _("E.Esp gained")),
+        (icon("lost"), _("E.Esp lost")),
+        (icon("success"), _("Check passed")),
+        (icon("failure"), _("Check failed")),
+        (icon("void"), _("Voided")),
+    ]
+    parts, y = _flow(marker_items, y + FONT + 12, FONT)
+    body.append(f'<g class="tl-legend" aria-hidden="true">{"".join(parts)}</g>')
+
+    def axis(y_text: float) -> str:
+        out = []
+        for t in ticks:
+            label = when(t)
+            half = _text_width(label, FONT) / 2
+            cx = min(max(x(t), MARGIN + half), WIDTH - MARGIN - half)
+            out.append(
+                f'<text x="{cx:.1f}" y="{y_text:.1f}" font-size="{FONT}" fill="{MUTED}" '
+                f'text-anchor="middle" data-at="{t}">{escape(label)}</text>'
+            )
+        return f'<g class="tl-axis">{"".join(out)}</g>'
+
+    y += 36
+    body.append(axis(y))
+    y += 10
+
+    for lane in lanes:
+        pj = lane.character.pk
+        rows_used, badges = _layout(lane.markers, x)
+        lane_parts = []
+        y += FONT_NAME + 8
+        lane_parts.append(
+            f'<text x="{MARGIN}" y="{y:.1f}" font-size="{FONT_NAME}" font-weight="700" '
+            f'fill="{INK}" class="tl-name">'
+            f"{escape(_fit(lane.character.name, FONT_NAME, WIDTH - 2 * MARGIN))}</text>"
+        )
+        y += 6
+        top = y + R + 3
+        for m in lane.markers:
+            if m.row >= 0:
+                lane_parts.append(_marker_svg(m, m.x, top + m.row * STEP, pj))
+        for bx, row, hidden in badges:
+            lines = [m.title for m in hidden[:25]]
+            if len(hidden) > 25:
+                lines.append("…")
+            by = top + row * STEP
+            lane_parts.append(
+                f'<g class="tl-marker tl-more" data-kind="more" data-count="{len(hidden)}" '
+                f'data-pj="{pj}"><title>{escape(chr(10).join(lines))}</title>'
+                f'<rect x="{bx - 8:.1f}" y="{by - 8:.1f}" width="16" height="16" rx="4" '
+                f'fill="{INK}"/><text x="{bx:.1f}" y="{by + 4:.1f}" font-size="11" '
+                f'font-weight="700" fill="#ffffff" text-anchor="middle">'
+                f"+{min(len(hidden), 99)}</text></g>"
+            )
+        y += rows_used * STEP + (6 if rows_used else 0)
+        band_top = y
+        for i, t in enumerate(TYPES):
+            by = band_top + i * (BAND_H + BAND_GAP)
+            type_label = texts.TYPE_LABELS[t][code]
+            lane_parts.append(
+                f'<text x="{MARGIN}" y="{by + BAND_H - 7:.1f}" font-size="{FONT}" '
+                f'fill="{INK}">{escape(type_label)}</text>'
+                f'<rect x="{PLOT_X0 - 8}" y="{by:.1f}" width="{PLOT_X1 - PLOT_X0 + 16}" '
+                f'height="{BAND_H}" fill="{GRADE_FILL[None]}" stroke="{LINE}" '
+                f'stroke-width="1"/>'
+            )
+            for seg in lane.segments:
+                if seg.type != t:
+                    continue
+                x0 = x(seg.start)
+                w = max(x(seg.end) - x0, 1.5)
+                if seg.start == lo:
+                    x0, w = PLOT_X0 - 8, w + 8
+                if seg.end == hi:
+                    w += 8
+                tip = (
+                    f"{lane.character.name} · {type_label}: {_grade_label(seg.grade, code)} · "
+                    f"{when(seg.start)} – {when(seg.end)}"
+                )
+                lane_parts.append(
+                    f'<rect class="tl-seg" data-pj="{pj}" data-type="{t}" '
+                    f'data-grade="{seg.grade or "none"}" data-from="{seg.start}" '
+                    f'data-to="{seg.end}" x="{x0:.2f}" y="{by:.1f}" width="{w:.2f}" '
+                    f'height="{BAND_H}" fill="{fill(seg.grade)}"><title>{escape(tip)}</title>'
+                    f"</rect>"
+                )
+                letter = _grade_label(seg.grade, code)[:1] if seg.grade else ""
+                if letter and w >= 16:
+                    lane_parts.append(
+                        f'<text x="{x0 + w / 2:.1f}" y="{by + BAND_H - 7:.1f}" '
+                        f'font-size="{FONT - 3}" font-weight="700" text-anchor="middle" '
+                        f'fill="{GRADE_INK[seg.grade]}" pointer-events="none">{letter}</text>'
+                    )
+        bands_bottom = band_top + len(TYPES) * (BAND_H + BAND_GAP) - BAND_GAP
+        for t in ticks:
+            lane_parts.append(
+                f'<line x1="{x(t):.1f}" y1="{band_top:.1f}" x2="{x(t):.1f}" '
+                f'y2="{bands_bottom:.1f}" stroke="{INK}" stroke-opacity="0.3" '
+                f'stroke-width="1" stroke-dasharray="3 3"/>'
+            )
+        y = bands_bottom + 14
+        body.append(
+            f'<g class="tl-lane" data-pj="{pj}" aria-label={quoteattr(lane.character.name)}>'
+            + "".join(lane_parts)
+            + "</g>"
+        )
+        body.append(
+            f'<line x1="{MARGIN}" y1="{y:.1f}" x2="{WIDTH - MARGIN}" y2="{y:.1f}" '
+            f'stroke="{LINE}" stroke-width="1"/>'
+        )
+    if len(lanes) > 1:
+        y += FONT + 12
+        body.append(axis(y))
+    height = y + 14
+
+    names = ", ".join(lane.character.name for lane in lanes)
+    desc = _(
+        "Game time from %(start)s to %(end)s for %(names)s: for each PJ, a band per E.Alt type "
+        "shaded by its active grade, and markers for E.Esp gained or lost, checks and voided "
+        "events."
+    ) % {"start": when(lo), "end": when(hi), "names": names}
+    extra = f' data-session="{session.number}" data-from="{lo}" data-to="{hi}" ' + (
+        f'data-x0="{PLOT_X0}" data-x1="{PLOT_X1}"'
+    )
+    return _svg(ids=ids, width_h=height, title=title, desc=desc, body=body, extra=extra)
+
+
+def session_svg_inline(
+    *,
+    session: GameSession,
+    characters: list[Character] | None = None,
+    for_player: bool = False,
+) -> SafeString:
+    """session_svg, marked safe for a template: the string is one escaped <svg> element."""
+    return mark_safe(session_svg(session=session, characters=characters, for_player=for_player))

@@ -1,0 +1,35 @@
+"""A game session's timeline picture: GET /c/<slug>/sesion/<number>/linea.svg.
+
+The campaign's DJ sees every PJ's lane; a player of the campaign sees only their own PJ,
+without what the DJ keeps secret; anyone else gets 404. `?descargar=1` makes it a download.
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from ..access import membership_for
+from ..models import Character, GameSession, Membership
+from ..timeline_svg import session_svg
+
+
+@require_GET
+@login_required
+def session_timeline_svg(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    membership = membership_for(user=request.user, slug=slug)
+    campaign = membership.campaign
+    session = GameSession.objects.filter(campaign=campaign, number=number).first()
+    if session is None:
+        raise Http404("No such session.")
+    session.campaign = campaign
+    if membership.role == Membership.Role.DJ:
+        svg = session_svg(session=session)
+    else:
+        own = list(Character.objects.filter(campaign=campaign, player=request.user))
+        svg = session_svg(session=session, characters=own, for_player=True)
+    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    filename = f"zodiac-{campaign.slug}-sesion-{session.number}.svg"
+    disposition = "attachment" if request.GET.get("descargar") == "1" else "inline"
+    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    response["Cache-Control"] = "private, no-cache"
+    return response
