@@ -1,0 +1,108 @@
+"""Session history in a real browser: the trail, an event's before and after, the recap,
+the end-of-session sheets in print, and a player's view on a phone."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+PHONE = {"width": 360, "height": 640}
+WIDE = {"width": 1280, "height": 900}
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    mei = UserFactory(username="mei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    kenji = CharacterFactory(campaign=campaign, name="Kenji")
+    services.invitation_accept(
+        invitation=services.invitation_create(character=aiko, by=dj), user=mei
+    )
+    session = services.session_start(campaign=campaign, title="El paso")
+
+    def record(character, **event):
+        return services.event_record(campaign=campaign, character=character, event=event, actor=dj)
+
+    record(aiko, kind="suffer", type="shock", grade="leve")
+    record(aiko, kind="suffer", type="shock", grade="leve")
+    record(kenji, kind="suffer", type="fatiga", grade="grave")
+    record(aiko, kind="suffer", type="afeccion", grade="leve", source="ponzoña azul")
+    services.character_secrets_set(character=aiko, add=["ponzoña azul"], remove=())
+    record(None, kind="time", minutes=10)
+    wrong = record(kenji, kind="suffer", type="heridas", grade="leve")
+    services.event_void(event=wrong, actor=dj, reason="era Aiko")
+    services.session_end(session=session)
+    return {"dj": dj, "mei": mei, "aiko": aiko, "kenji": kenji, "base": app_url}
+
+
+def page_for(browser, table, user, viewport=WIDE):
+    context = browser.new_context(viewport=viewport, locale="es-ES")
+    log_in(context, table["base"], user)
+    return context.new_page()
+
+
+def test_the_dj_filters_the_trail_and_opens_an_event(browser, table):
+    page = page_for(browser, table, table["dj"])
+    page.goto(f"{table['base']}/c/kiso/historia/")
+    expect(page.get_by_role("heading", name="Historia")).to_be_visible()
+    expect(page.locator(".timeline-row.is-void")).to_contain_text("era Aiko")
+    screenshot(page, "history-1280")
+
+    page.get_by_label("PJ").select_option(label="Kenji")
+    page.get_by_role("button", name="Filtrar").click()
+    expect(page.locator(".timeline-what", has_text="Aiko:")).to_have_count(0)
+    expect(page.locator(".timeline-row", has_text="Fatiga Grave")).to_have_count(1)
+
+    page.locator(".timeline-row", has_text="Fatiga Grave").get_by_role("link").first.click()
+    expect(page.get_by_role("heading", name="Justo antes")).to_be_visible()
+    expect(page.get_by_text("Fatiga Grave marcada")).to_be_visible()
+    screenshot(page, "event-1280")
+
+
+def test_the_dj_writes_a_recap_and_reads_the_session(browser, table):
+    page = page_for(browser, table, table["dj"])
+    page.goto(f"{table['base']}/c/kiso/sesion/1/")
+
+    page.get_by_label("Resumen (Markdown)").fill("Llegaron **al paso**; Kenji cayó.")
+    page.get_by_role("button", name="Guardar resumen").click()
+
+    expect(page.locator(".recap strong")).to_have_text("al paso")
+    screenshot(page, "session-1280")
+    phone = page_for(browser, table, table["dj"], PHONE)
+    phone.goto(f"{table['base']}/c/kiso/sesion/1/")
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(phone, "session-360")
+
+
+def test_the_end_of_session_sheets_print_without_the_app_around_them(browser, table):
+    page = page_for(browser, table, table["dj"])
+    page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
+    expect(page.get_by_role("article", name="Aiko")).to_be_visible()
+    screenshot(page, "session-sheets-1280")
+
+    page.emulate_media(media="print")
+
+    expect(page.locator(".topbar")).to_be_hidden()
+    expect(page.get_by_role("link", name="Imprimir")).to_be_hidden()
+    expect(page.get_by_role("article", name="Kenji")).to_be_visible()
+    screenshot(page, "session-sheets-print")
+
+
+def test_a_player_reads_their_history_on_a_phone_without_secrets(browser, table):
+    page = page_for(browser, table, table["mei"], PHONE)
+    page.goto(f"{table['base']}/c/kiso/historia/")
+
+    expect(page.locator(".timeline-row").first).to_be_visible()
+    text = page.content()
+    assert "Kenji" not in text and "ponzoña" not in text
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, "history-player-360")
+
+    page.goto(f"{table['base']}/c/kiso/pj/{table['aiko'].pk}/cartas/")
+    expect(page.locator(".paper-card").first).to_be_visible()
+    assert "ponzoña" not in page.content()
+    screenshot(page, "cards-player-360")
