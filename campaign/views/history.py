@@ -12,7 +12,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -64,9 +63,9 @@ def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
     nav = {"next": window[-1].seq if has_after and window else None, "previous": None}
     if has_before and window:
         earlier = list(
-            events.filter(seq__lt=window[0].seq).order_by("-seq").values_list("seq", flat=True)[
-                : size + 1
-            ]
+            events.filter(seq__lt=window[0].seq)
+            .order_by("-seq")
+            .values_list("seq", flat=True)[: size + 1]
         )
         nav["previous"] = earlier[size] if len(earlier) > size else 0
         nav["has_previous"] = True
@@ -86,7 +85,8 @@ def _timeline_context(request, membership, viewer, session=None) -> dict:
     window, nav = _page(request, events)
     code = cards.lang()
     choices = [
-        (pk, name) for pk, name in sorted(names.items(), key=lambda item: item[1])
+        (pk, name)
+        for pk, name in sorted(names.items(), key=lambda item: item[1])
         if viewer.is_dj or pk in viewer.characters
     ]
     return {
@@ -131,28 +131,9 @@ def session_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
         session=session,
         recap=render_recap(session.recap) if session.recap else "",
         recap_max=RECAP_MAX,
-        picture=_picture(session, membership, viewer),
         active="history",
     )
     return render(request, "campaign/session.html", context)
-
-
-def _picture(session: GameSession, membership: Membership, viewer: history.Viewer) -> str:
-    """The session's timeline as inline SVG (campaign.timeline_svg), or "" without one."""
-    try:
-        from .. import timeline_svg
-    except ImportError:
-        return ""
-    render_inline = getattr(timeline_svg, "session_svg_inline", None) or getattr(
-        timeline_svg, "session_svg", None
-    )
-    if render_inline is None:
-        return ""
-    characters = None
-    if not viewer.is_dj:
-        characters = list(Character.objects.filter(pk__in=viewer.characters))
-    svg = render_inline(session=session, characters=characters, for_player=not viewer.is_dj)
-    return mark_safe(svg)  # noqa: S308 (built by timeline_svg, which escapes every text)
 
 
 @require_POST
