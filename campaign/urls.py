@@ -1,6 +1,7 @@
 from django.urls import path
 
 from .views import (
+    backup,
     board,
     history,
     home,
@@ -67,12 +68,8 @@ urlpatterns = [
     # Session history: the audit trail, recaps, end-of-session sheets, exports
     path("c/<slug:slug>/historia/", history.campaign_history, name="history"),
     path("c/<slug:slug>/sesion/<int:number>/", history.session_detail, name="session_detail"),
-    path(
-        "c/<slug:slug>/sesion/<int:number>/resumen/", history.session_recap, name="session_recap"
-    ),
-    path(
-        "c/<slug:slug>/sesion/<int:number>/hojas/", history.session_sheets, name="session_sheets"
-    ),
+    path("c/<slug:slug>/sesion/<int:number>/resumen/", history.session_recap, name="session_recap"),
+    path("c/<slug:slug>/sesion/<int:number>/hojas/", history.session_sheets, name="session_sheets"),
     path(
         "c/<slug:slug>/sesion/<int:number>/registro.<str:fmt>",
         history.session_log,
@@ -80,6 +77,9 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/evento/<int:seq>/", history.event_detail, name="event_detail"),
     path("c/<slug:slug>/pj/<int:pk>/cartas/", history.character_cards, name="character_cards"),
+    # Backups: the DJ's download of a campaign, and importing one as a new campaign
+    path("c/<slug:slug>/copia/", backup.campaign_export, name="campaign_export"),
+    path("campanas/importar/", backup.campaign_import, name="campaign_import"),
     # The installable app: its service worker must be served from the root to cover it all
     path("sw.js", pwa.service_worker, name="service_worker"),
     # The live channel: which cards changed (SSE, and polling where SSE cannot pass)

@@ -113,6 +113,9 @@ ACCESS = {
     "session_timeline_svg": Access.MEMBERS,
     "event_detail": Access.PJ,
     "character_cards": Access.PJ,
+    # Backups: the DJ downloads a campaign; anyone logged in imports one as a new campaign
+    "campaign_export": Access.DJ,
+    "campaign_import": Access.LOGGED_IN,
 }
 
 # Which of campaign A's objects fills a URL's <pk> (or an event's <seq>). Unless named here,

@@ -1,0 +1,780 @@
+"""Campaign backups: the export, the import that re-folds the log, bad files, the pages."""
+
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.contrib.messages import get_messages
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.shortcuts import resolve_url
+from django.test import AsyncClient
+from django.urls import reverse
+from django.utils import timezone, translation
+
+from campaign import backup, services
+from campaign.audit import campaign_replay_check
+from campaign.backup import BackupError, campaign_import, export_chunks
+from campaign.forms import roll_save
+from campaign.models import (
+    Campaign,
+    Character,
+    CharacterSnapshot,
+    EventSnapshot,
+    GameSession,
+    Membership,
+    StateEvent,
+)
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+# -- a campaign with a rich log -------------------------------------------------------------
+
+
+def record(campaign, who, event, *, actor=None, secret=False):
+    return services.event_record(
+        campaign=campaign, character=who, event=event, actor=actor, secret=secret
+    )
+
+
+def suffer(type_, grade, **more):
+    return {"kind": "suffer", "type": type_, "grade": grade, **more}
+
+
+@pytest.fixture
+def rich(db):
+    """Four PJ (one joins late and is archived), two sessions (the first ended with its
+    recap), every kind of event, voids in and out of order, secrets, unknown accounts."""
+    dj = UserFactory(username="kiso-dj")
+    aiko_p, kenji_p = UserFactory(username="aiko-p"), UserFactory(username="kenji-p")
+    campaign = services.campaign_create(name="La sombra de Kiso", dj=dj, especificos=True)
+    services.campaign_update(campaign=campaign, players_see_party=True)
+    services.catalogue_entry_save(
+        campaign=campaign, name="Veneno de fugu", kind="veneno", effect="Hormigueo."
+    )
+    services.catalogue_entry_delete(entry=campaign.catalogue.get(name="desprevenido"))
+    aiko = services.character_create(
+        campaign=campaign,
+        name="Aiko",
+        player=aiko_p,
+        attributes={"FUE": 3, "AGI": 5, "DES": 4, "VOL": 3},
+        notes="Arquera.",
+        actor=dj,
+    )
+    kenji = services.character_create(
+        campaign=campaign,
+        name="Kenji",
+        player=kenji_p,
+        attributes={"FUE": 5, "AGI": 3, "DES": 3, "VOL": 4},
+        powers=["regeneracion"],
+        actor=dj,
+    )
+    mei = services.character_create(
+        campaign=campaign, name="Mei", attributes={"FUE": 2, "VOL": 4, "INT": 5}, actor=dj
+    )
+
+    first = services.session_start(campaign=campaign, title="Emboscada en el paso")
+    record(campaign, aiko, suffer("heridas", "leve"), actor=dj)
+    record(campaign, kenji, suffer("shock", "grave"), actor=dj)
+    record(campaign, mei, suffer("emocion", "leve", variant="miedo"), actor=aiko_p)
+    record(campaign, None, {"kind": "time", "rounds": 1}, actor=dj)
+    record(campaign, kenji, {"kind": "turn_end"}, actor=dj)
+    kenji.refresh_from_db()
+    rolled = roll_save(check="shock_grave_fin_turno", character=kenji)
+    record(campaign, kenji, rolled.event, actor=kenji_p)
+    record(campaign, kenji, suffer("heridas", "grave"), actor=dj)
+    record(campaign, kenji, {"kind": "heal", "by_self": True}, actor=dj)  # regeneración
+    record(campaign, mei, suffer("afeccion", "leve", source="veneno de fugu"), actor=dj)
+    services.character_secrets_set(character=mei, add=["veneno de fugu"])
+    record(campaign, aiko, {"kind": "special", "name": "marcado", "on": True}, secret=True)
+    record(campaign, aiko, {"kind": "special", "name": "marcado", "on": False})
+    record(campaign, None, {"kind": "time", "minutes": 10, "activity": "reposo", "calm": True})
+    record(campaign, aiko, suffer("fatiga", "leve"))
+    mistake = record(campaign, aiko, suffer("fatiga", "leve"))
+    services.event_void(event=mistake, actor=dj, reason="Era Kenji")
+    services.session_end(session=first, recap="Bandidos en el paso. Kenji cerró sus heridas.")
+
+    services.session_start(campaign=campaign, title="La fiebre de Nara")
+    taro = services.character_create(
+        campaign=campaign, name="Taro", attributes={"FUE": 4, "VOL": 2}, actor=dj
+    )
+    record(campaign, None, {"kind": "time", "hours": 3})
+    record(campaign, mei, {"kind": "progress", "type": "afeccion"})
+    record(campaign, taro, suffer("heridas", "persistente", especifico="lesion"))
+    record(campaign, mei, {"kind": "sleep", "descanso": False})
+    record(campaign, None, {"kind": "time", "minutes": 30})
+    record(campaign, mei, {"kind": "wake", "forced": True})
+    # Voided out of order: the later event first, then the earlier one.
+    earlier = record(campaign, aiko, suffer("shock", "leve"))
+    later = record(campaign, aiko, {"kind": "special", "name": "desprevenido", "on": True})
+    services.event_void(event=later, actor=aiko_p, reason="Se adelantó")
+    services.event_void(event=earlier, actor=dj)
+    record(campaign, None, {"kind": "time", "days": 1})
+    record(campaign, None, {"kind": "descanso"})
+    record(campaign, kenji, {"kind": "save", "check": "heridas_leve_descanso", "success": True})
+    wide = record(campaign, None, {"kind": "time", "minutes": 1})
+    services.event_void(event=wide, actor=dj, reason="Sin tiempo")
+    record(campaign, aiko, {"kind": "heal", "healer": "Mei", "success": False}, actor=dj)
+    services.character_archive(character=taro)
+    services.character_secrets_set(character=aiko, add=["marcado"])
+    return Campaign.objects.get(pk=campaign.pk)
+
+
+def export_text(campaign) -> str:
+    return "".join(export_chunks(campaign))
+
+
+def counts() -> dict:
+    return {
+        model.__name__: model.objects.count()
+        for model in (Campaign, Character, StateEvent, EventSnapshot, GameSession, Membership)
+    }
+
+
+# -- what both sides hold, keyed by names and numbers (never by pk) -------------------------
+
+
+def dumped(value) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def event_states(campaign) -> dict:
+    snapshots = EventSnapshot.objects.filter(event__campaign=campaign).select_related(
+        "event", "character"
+    )
+    return {(s.event.seq, s.character.name): dumped(s.state) for s in snapshots}
+
+
+def current_states(campaign) -> dict:
+    snapshots = CharacterSnapshot.objects.filter(character__campaign=campaign)
+    return {
+        s.character.name: (dumped(s.state), s.seq) for s in snapshots.select_related("character")
+    }
+
+
+def log(campaign) -> list[tuple]:
+    names = {str(c.pk): c.name for c in campaign.characters.all()}
+    rows = []
+    for e in StateEvent.objects.filter(campaign=campaign).order_by("seq"):
+        rows.append(
+            (
+                e.seq,
+                e.character.name if e.character else None,
+                e.session.number if e.session else None,
+                e.created_at,
+                e.actor.username if e.actor else None,
+                dumped(e.event),
+                dumped({names[pk]: fx for pk, fx in e.effects.items()}),
+                e.void_at,
+                e.void_by.username if e.void_by else None,
+                e.void_reason,
+                e.secret,
+                e.idempotency_key,
+            )
+        )
+    return rows
+
+
+def people(campaign) -> dict:
+    return {
+        "characters": [
+            (
+                c.name,
+                c.player.username if c.player else None,
+                c.attributes,
+                c.powers,
+                c.notes,
+                c.joined_seq,
+                c.archived_at,
+                c.secret_names,
+            )
+            for c in campaign.characters.order_by("pk")
+        ],
+        "memberships": sorted((m.user.username, m.role) for m in campaign.memberships.all()),
+    }
+
+
+def sessions(campaign) -> list[tuple]:
+    names = {str(c.pk): c.name for c in campaign.characters.all()}
+    return [
+        (
+            s.number,
+            s.title,
+            s.started_at,
+            s.ended_at,
+            s.recap,
+            dumped({names[pk]: sheet for pk, sheet in s.sheet_summary.items()}),
+        )
+        for s in campaign.sessions.order_by("number")
+    ]
+
+
+def catalogue(campaign) -> list[tuple]:
+    return sorted(
+        campaign.catalogue.values_list(
+            "name", "kind", "effect", "effect_leve", "effect_grave", "effect_persistente"
+        )
+    )
+
+
+# -- the round trip -------------------------------------------------------------------------
+
+
+def test_an_imported_backup_folds_to_the_same_states_byte_for_byte(rich):
+    text = export_text(rich)
+    before = counts()
+
+    result = campaign_import(text.encode(), dj=rich.memberships.get(role="dj").user)
+
+    copy = result.campaign
+    assert copy.pk != rich.pk and copy.slug == "la-sombra-de-kiso-2"
+    assert counts()["Campaign"] == before["Campaign"] + 1
+    # Every PJ's state after every event (void ones included), and now.
+    original_states = event_states(rich)
+    assert len(original_states) > 50
+    assert event_states(copy) == original_states
+    assert current_states(copy) == current_states(rich)
+    # The log: seq, PJ, session, times, actors, the event as stored, effects, voids, secrets.
+    assert log(copy) == log(rich)
+    assert people(copy) == people(rich)
+    assert sessions(copy) == sessions(rich)
+    assert catalogue(copy) == catalogue(rich)
+    options = ("especificos", "esfuerzo_prolongado", "round_seconds", "players_see_party")
+    for field in (*options, "name", "created_at", "last_seq"):
+        assert getattr(copy, field) == getattr(rich, field), field
+    assert result.notes == []
+    assert (result.characters, result.sessions, result.events) == (4, 2, rich.events.count())
+    assert campaign_replay_check(campaign=copy)[1] == []
+
+
+def test_the_copy_exports_to_the_same_file(rich):
+    text = export_text(rich)
+    copy = campaign_import(text, dj=rich.memberships.get(role="dj").user).campaign
+
+    again = json.loads(export_text(copy))
+    first = json.loads(text)
+
+    for document in (first, again):
+        del document["exported_at"], document["campaign"]["slug"]
+    assert again == first
+
+
+def test_the_log_of_the_rich_campaign_has_what_the_round_trip_must_cover(rich):
+    events = StateEvent.objects.filter(campaign=rich)
+    kinds = set(events.values_list("event__kind", flat=True))
+    assert kinds >= {"start", "attributes", "suffer", "heal", "save", "time", "turn_end"}
+    assert kinds >= {"sleep", "wake", "descanso", "progress", "special"}
+    assert events.filter(void_at__isnull=False).count() == 4
+    assert events.filter(character__isnull=True, void_at__isnull=False).exists()
+    assert events.filter(secret=True).exists()
+    assert events.filter(event__has_key="ts_roll").exists()
+    assert rich.characters.filter(joined_seq__gt=0, archived_at__isnull=False).exists()
+    assert rich.sessions.filter(ended_at__isnull=False).exclude(recap="").exists()
+    assert rich.sessions.filter(ended_at__isnull=True).exists()
+
+
+# -- the format -----------------------------------------------------------------------------
+
+
+def test_the_export_is_version_1_with_one_line_per_event_and_local_refs(rich):
+    text = export_text(rich)
+    document = json.loads(text)
+
+    assert document["format"] == "zodiac-campaign" and document["version"] == 1
+    assert document["campaign"]["options"] == {
+        "especificos": True,
+        "esfuerzo_prolongado": False,
+        "round_seconds": 6,
+    }
+    refs = {c["name"]: c["ref"] for c in document["characters"]}
+    assert refs == {"Aiko": 1, "Kenji": 2, "Mei": 3, "Taro": 4}
+    aiko = document["characters"][0]
+    assert aiko["player"] == "aiko-p" and aiko["secret_names"] == ["marcado"]
+    ended = document["sessions"][0]
+    assert set(ended["sheet_summary"]) == {"1", "2", "3"}
+    assert ended["sheet_summary"]["1"]["name"] == "Aiko"
+    events = document["events"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert all("seed" in e["event"] for e in events)
+    voided = [e for e in events if e["void_at"]]
+    assert {e["void_by"] for e in voided} == {"kiso-dj", "aiko-p"}
+    for left_out in ("effects", "idempotency_key", "snapshots", "invitations"):
+        assert left_out not in text
+    lines = text.splitlines()
+    assert sum(line.startswith('{"seq": ') for line in lines) == len(events)
+
+
+def test_the_export_reads_the_log_in_chunks(rich, monkeypatch):
+    """The events come from a chunked iterator, never from one list of the whole log."""
+    from django.db.models.query import QuerySet
+
+    seen = []
+    original = QuerySet.iterator
+
+    def iterator(self, chunk_size=None):
+        seen.append((self.model, chunk_size))
+        return original(self, chunk_size=chunk_size)
+
+    monkeypatch.setattr(QuerySet, "iterator", iterator)
+    export_text(rich)
+
+    assert seen == [(StateEvent, backup.EXPORT_CHUNK)]
+
+
+# -- accounts -------------------------------------------------------------------------------
+
+
+def a_file(rich, **changes) -> dict:
+    document = json.loads(export_text(rich))
+    for key, value in changes.items():
+        document[key] = value
+    return document
+
+
+def test_unknown_accounts_are_left_out_and_said_and_actors_become_empty(rich):
+    document = a_file(rich)
+    document["memberships"].append({"username": "ghost-player", "role": "player"})
+    document["characters"][2]["player"] = "ghost-mei"
+    for event in document["events"][:5]:
+        event["actor"] = "ghost-actor"
+    for event in document["events"]:
+        if event["void_by"]:
+            event["void_by"] = "ghost-voider"
+    importer = UserFactory(username="importer")
+
+    result = campaign_import(json.dumps(document), dj=importer)
+
+    copy = result.campaign
+    assert not Campaign.objects.filter(memberships__user__username__startswith="ghost").exists()
+    assert copy.characters.get(name="Mei").player is None
+    assert copy.events.filter(seq__lte=5, actor__isnull=True).count() == 5
+    assert copy.events.filter(void_at__isnull=False, void_by__isnull=True).count() == 4
+    assert copy.events.filter(void_at__isnull=False).count() == 4
+    notes = " ".join(result.notes)
+    assert "ghost-player" in notes and "ghost-mei" in notes and "Mei" in notes
+    assert "ghost-actor" not in notes  # actors simply become empty
+    assert "kiso-dj" in notes  # the file's DJ is not the DJ here
+    assert {(m.user.username, m.role) for m in copy.memberships.all()} == {
+        ("importer", "dj"),
+        ("aiko-p", "player"),
+        ("kenji-p", "player"),
+    }
+
+
+def test_a_player_who_is_the_importing_dj_plays_no_pj_there(rich):
+    aiko_p = Character.objects.get(campaign=rich, name="Aiko").player
+
+    result = campaign_import(export_text(rich), dj=aiko_p)
+
+    assert result.campaign.characters.get(name="Aiko").player is None
+    assert result.campaign.memberships.get(user=aiko_p).role == "dj"
+    assert any("Aiko" in note for note in result.notes)
+
+
+def test_without_a_dj_the_files_djs_that_exist_direct_it(rich):
+    result = campaign_import(export_text(rich))
+
+    assert result.campaign.memberships.get(role="dj").user.username == "kiso-dj"
+
+
+def test_without_a_dj_and_none_of_the_files_djs_here_nothing_is_written(rich):
+    document = a_file(rich)
+    document["memberships"] = [m for m in document["memberships"] if m["role"] != "dj"]
+    before = counts()
+
+    with pytest.raises(BackupError) as refused:
+        campaign_import(json.dumps(document))
+
+    assert refused.value.code == "no_dj"
+    assert counts() == before
+
+
+def test_the_name_can_be_changed_and_the_slug_is_always_fresh(rich):
+    dj = UserFactory(username="other-dj")
+
+    copy = campaign_import(export_text(rich), dj=dj, name="  Kiso, otra vez ").campaign
+
+    assert copy.name == "Kiso, otra vez" and copy.slug == "kiso-otra-vez"
+    assert campaign_import(export_text(rich), dj=dj).campaign.slug == "la-sombra-de-kiso-2"
+
+
+# -- bad files ------------------------------------------------------------------------------
+
+
+class Small:
+    """A small, valid backup (two PJ, one session, a few events) and its DJ."""
+
+    def __init__(self, text: str, dj) -> None:
+        self.text, self.dj = text, dj
+
+    def __iter__(self):
+        """A fresh copy of the document, and the DJ: `document, dj = small`."""
+        return iter((json.loads(self.text), self.dj))
+
+
+@pytest.fixture
+def small(db) -> Small:
+    dj = UserFactory(username="small-dj")
+    campaign = CampaignFactory(name="Pequeña", slug="pequena", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    CharacterFactory(campaign=campaign, name="Kenji")
+    services.session_start(campaign=campaign, title="Una")
+    record(campaign, aiko, suffer("heridas", "leve"))
+    record(campaign, None, {"kind": "time", "minutes": 5})
+    return Small(export_text(campaign), dj)
+
+
+def refused(document, dj, *, lang="es") -> str:
+    """The import's refusal, checking that nothing was written."""
+    before = counts()
+    data = document if isinstance(document, (str, bytes)) else json.dumps(document, indent=1)
+    with translation.override(lang), pytest.raises(BackupError) as error:
+        campaign_import(data, dj=dj)
+    assert counts() == before
+    return str(error.value)
+
+
+def test_the_small_backup_imports(small):
+    document, dj = small
+    assert campaign_import(json.dumps(document), dj=dj).events == len(document["events"])
+
+
+def test_malformed_json_names_the_line_and_column(small):
+    document, dj = small
+    text = json.dumps(document, indent=1).replace('"version": 1,', '"version": 1', 1)
+
+    message = refused(text, dj)
+
+    assert message == (
+        "El archivo no es JSON válido: se esperaba una coma en la línea 4, columna 2."
+    )
+
+
+def test_not_utf8_and_not_json_constants(small):
+    document, dj = small
+    assert "UTF-8" in refused(b'{"format": "\xff"}', dj)
+    assert "NaN" in refused('{"format": NaN}', dj)
+
+
+def test_another_format_or_an_unknown_version(small):
+    document, dj = small
+    assert "zodiac-campaign" in refused({**document, "format": "other"}, dj)
+    assert "zodiac-campaign" in refused([1, 2], dj)
+    message = refused({**document, "version": 2}, dj, lang="en")
+    assert message == "This backup is version 2; this server reads version 1 only."
+
+
+def test_a_missing_or_ill_typed_field_is_named(small):
+    document, dj = small
+    del document["events"][1]["seq"]
+    assert refused(document, dj, lang="en") == "events[1].seq is missing."
+
+    document["events"][1]["seq"] = "12"
+    assert refused(document, dj, lang="en") == ("events[1].seq must be a whole number (1 or more).")
+    assert "events[1].seq debe ser un número entero (1 o más)." == refused(document, dj)
+
+    document, dj = small
+    document["events"][0]["created_at"] = "2024-05-01T10:00:00"  # no time zone
+    assert "events[0].created_at" in refused(document, dj, lang="en")
+    document, dj = small
+    document["campaign"]["options"]["round_seconds"] = 601
+    assert "campaign.options.round_seconds" in refused(document, dj, lang="en")
+    document, dj = small
+    document["characters"][0]["attributes"] = {"FUE": -1}
+    assert refused(document, dj, lang="en").startswith("characters[0]: Attribute scores")
+
+
+def test_an_unknown_event_kind(small):
+    document, dj = small
+    document["events"][3]["event"]["kind"] = "teleport"
+
+    message = refused(document, dj, lang="en")
+
+    assert message == "events[3].event.kind: unknown event kind “teleport”."
+
+
+def test_a_log_that_breaks_a_rule_names_the_event_the_pj_and_the_rule(small):
+    document, dj = small
+    bad = document["events"][-1]
+    bad["character"] = 2
+    bad["event"] = {"kind": "heal", "seed": 1}
+
+    message = refused(document, dj)
+
+    seq = bad["seq"]
+    index = len(document["events"]) - 1
+    assert message == (
+        f"events[{index}]: el evento #{seq} (heal) incumple una regla para Kenji: "
+        "No hay Heridas leves ni graves que curar."
+    )
+    assert "There are no Heridas leve or grave to heal." in refused(document, dj, lang="en")
+
+
+def test_a_campaign_wide_event_that_breaks_a_rule_names_the_pj(small):
+    document, dj = small
+    document["events"].append(
+        {**document["events"][-1], "seq": 99, "character": None, "event": {"kind": "wake"}}
+    )
+
+    message = refused(document, dj, lang="en")
+
+    assert "#99 (wake)" in message and "Aiko" in message and "The PJ is not asleep." in message
+
+
+def test_a_pj_name_clash_within_the_file(small):
+    document, dj = small
+    document["characters"][1]["name"] = " Aiko "
+
+    message = refused(document, dj, lang="en")
+
+    assert message == (
+        "characters[1].name: the name “Aiko” is used by another PJ of the file (characters[0])."
+    )
+
+
+def test_seq_must_be_strictly_increasing(small):
+    document, dj = small
+    document["events"][2]["seq"] = document["events"][1]["seq"]
+
+    message = refused(document, dj, lang="en")
+
+    assert message.startswith("events[2].seq is 2, not more than the previous event's 2")
+
+
+def test_references_to_unknown_pj_or_sessions(small):
+    document, dj = small
+    document["events"][0]["character"] = 7
+    assert (
+        refused(document, dj, lang="en") == "events[0].character: no PJ of the file has the ref 7."
+    )
+
+    document, dj = small
+    document["events"][-1]["session"] = 4
+    assert "events[" in refused(document, dj, lang="en")
+    assert "no session number 4" in refused(document, dj, lang="en")
+
+    document, dj = small
+    document["sessions"][0]["sheet_summary"] = {"9": {}}
+    assert "sessions[0].sheet_summary" in refused(document, dj, lang="en")
+
+
+# -- the pages ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dj_client(client, rich):
+    client.force_login(rich.memberships.get(role="dj").user)
+    return client
+
+
+def test_the_settings_page_links_the_download(dj_client, rich):
+    page = dj_client.get(reverse("campaign_settings", args=[rich.slug])).content.decode()
+
+    assert "Copia de seguridad" in page
+    assert f'href="{reverse("campaign_export", args=[rich.slug])}"' in page
+
+
+def test_the_dj_downloads_the_backup_as_a_stream(dj_client, rich):
+    response = dj_client.get(reverse("campaign_export", args=[rich.slug]))
+
+    assert response.status_code == 200 and response.streaming
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    today = timezone.localdate().isoformat()
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="zodiac-{rich.slug}-{today}.json"'
+    )
+    document = json.loads(b"".join(response.streaming_content))
+    assert document["campaign"]["name"] == "La sombra de Kiso"
+
+
+def test_under_asgi_the_download_streams_asynchronously(rich):
+    client = AsyncClient()
+    client.force_login(rich.memberships.get(role="dj").user)
+
+    async def download():
+        response = await client.get(reverse("campaign_export", args=[rich.slug]))
+        pieces = [piece async for piece in response.streaming_content]
+        return response, pieces
+
+    response, pieces = async_to_sync(download)()
+
+    assert response.status_code == 200 and response.is_async
+    assert json.loads(b"".join(pieces))["version"] == 1
+
+
+@pytest.mark.parametrize("who", ["player", "stranger", "other_dj"])
+def test_only_the_dj_downloads(client, rich, who):
+    users = {
+        "player": Character.objects.get(campaign=rich, name="Aiko").player,
+        "stranger": UserFactory(username="stranger"),
+        "other_dj": CampaignFactory(dj=UserFactory(username="dj-b")).memberships.get().user,
+    }
+    client.force_login(users[who])
+
+    assert client.get(reverse("campaign_export", args=[rich.slug])).status_code == 404
+
+
+def test_the_home_page_links_the_import_page(client):
+    client.force_login(UserFactory(username="someone"))
+
+    page = client.get(reverse("home")).content.decode()
+
+    assert f'href="{reverse("campaign_import")}"' in page and "Importar campaña" in page
+
+
+def test_the_import_page_needs_a_login(client):
+    response = client.get(reverse("campaign_import"))
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(resolve_url(settings.LOGIN_URL) + "?next=")
+
+
+def upload(text: str | bytes, name: str = "copia.json") -> SimpleUploadedFile:
+    data = text.encode() if isinstance(text, str) else text
+    return SimpleUploadedFile(name, data, content_type="application/json")
+
+
+def test_importing_a_file_makes_the_user_its_dj_and_says_what_was_left_out(client, rich):
+    document = a_file(rich)
+    document["memberships"].append({"username": "ghost", "role": "player"})
+    importer = UserFactory(username="importer")
+    client.force_login(importer)
+
+    response = client.post(
+        reverse("campaign_import"), {"file": upload(json.dumps(document)), "name": ""}
+    )
+
+    copy = Campaign.objects.get(memberships__user=importer, memberships__role="dj")
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "board", args=[copy.slug]
+    )
+    said = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("importada" in m for m in said)
+    assert any("ghost" in m for m in said)
+    board = client.get(response["Location"])
+    assert board.status_code == 200
+
+
+def test_a_bad_file_shows_why_with_422_and_writes_nothing(client, small):
+    document, dj = small
+    document["events"][1]["seq"] = "x"
+    client.force_login(dj)
+    before = counts()
+
+    response = client.post(reverse("campaign_import"), {"file": upload(json.dumps(document))})
+
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "events[1].seq debe ser un número entero (1 o más)." in page
+    assert 'class="error-summary"' in page
+    assert counts() == before
+
+
+def test_the_import_page_speaks_english_too(client, small):
+    document, dj = small
+    client.force_login(dj)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+
+    response = client.post(reverse("campaign_import"), {"file": upload(b"{oops")})
+
+    assert response.status_code == 422
+    assert (
+        "The file is not valid JSON: a name in double quotes was expected at line 1, column 2."
+        in response.content.decode()
+    )
+
+
+def test_no_file_is_a_form_error_and_a_big_one_is_refused(client, small, monkeypatch):
+    document, dj = small
+    client.force_login(dj)
+
+    empty = client.post(reverse("campaign_import"), {"name": "x"})
+    assert empty.status_code == 200 and "Elige el archivo" in empty.content.decode()
+
+    monkeypatch.setattr(backup, "MAX_BYTES", 100)
+    big = client.post(reverse("campaign_import"), {"file": upload(json.dumps(document))})
+    assert big.status_code == 422
+    assert "más de" in big.content.decode()
+    assert Campaign.objects.filter(name="Pequeña").count() == 1
+
+
+# -- the commands ---------------------------------------------------------------------------
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=out)
+    return out.getvalue()
+
+
+def test_export_to_stdout_or_a_file_and_import_it_back(rich, tmp_path):
+    printed = run("export_campaign", rich.slug)
+    assert json.loads(printed)["campaign"]["name"] == "La sombra de Kiso"
+    path = tmp_path / "kiso.json"
+
+    run("export_campaign", rich.slug, "-o", str(path))
+    output = run("import_campaign", str(path), "--name", "Kiso copia", "--lang", "en")
+
+    copy = Campaign.objects.get(name="Kiso copia")
+    assert f"/c/{copy.slug}/" in output and "4 PJ, 2 sessions" in output
+    assert copy.memberships.get(role="dj").user.username == "kiso-dj"
+    assert event_states(copy) == event_states(rich)
+
+
+def test_import_with_dj_and_its_errors(rich, tmp_path):
+    path = tmp_path / "kiso.json"
+    path.write_text(export_text(rich), encoding="utf-8")
+    UserFactory(username="nuevo-dj")
+
+    run("import_campaign", str(path), "--dj", "nuevo-dj")
+
+    assert Campaign.objects.filter(memberships__user__username="nuevo-dj").count() == 1
+    with pytest.raises(CommandError, match="nadie"):
+        run("import_campaign", str(path), "--dj", "nadie")
+    with pytest.raises(CommandError, match="no-such-slug"):
+        run("export_campaign", "no-such-slug")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "zodiac-campaign", "version": 1}', encoding="utf-8")
+    before = counts()
+    with pytest.raises(CommandError, match="campaign is missing"):
+        run("import_campaign", str(bad), "--lang", "en")
+    assert counts() == before
+
+
+# -- details of the fold --------------------------------------------------------------------
+
+
+def test_a_void_event_keeps_the_state_of_its_last_fold(rich):
+    """Voided later first, then earlier: the later one's state still holds the earlier."""
+    document = json.loads(export_text(rich))
+    aiko = Character.objects.get(campaign=rich, name="Aiko")
+    voided = list(
+        StateEvent.objects.filter(campaign=rich, character=aiko, void_at__isnull=False).order_by(
+            "seq"
+        )
+    )
+    earlier, later = voided[-2], voided[-1]
+    assert later.void_at < earlier.void_at
+    state = EventSnapshot.objects.get(event=later, character=aiko).state
+    assert "shock" in json.dumps(state["marks"])  # the earlier Shock leve is in it
+
+    copy = campaign_import(json.dumps(document), dj=UserFactory(username="x")).campaign
+
+    again = EventSnapshot.objects.get(event__campaign=copy, event__seq=later.seq).state
+    assert dumped(again) == dumped(state)
+
+
+def test_events_keep_their_times_and_the_created_at_order(rich):
+    copy = campaign_import(export_text(rich), dj=UserFactory(username="x")).campaign
+    times = list(copy.events.order_by("seq").values_list("created_at", flat=True))
+
+    assert times == sorted(times)
+    assert times == list(rich.events.order_by("seq").values_list("created_at", flat=True))
+    assert copy.created_at == rich.created_at
+    assert copy.created_at < timezone.now() + timedelta(seconds=1)
