@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from campaign import services
-from campaign.models import StateEvent
+from campaign.models import Campaign, StateEvent
 from tests.factories import UserFactory
 
 
@@ -41,14 +41,8 @@ def table(campaign, aiko, kenji, dj, player):
 
 
 def record(character, actor, **event):
-    campaign = character.campaign if character else services_campaign()
+    campaign = character.campaign if character else Campaign.objects.get(slug="kiso")
     return services.event_record(campaign=campaign, character=character, event=event, actor=actor)
-
-
-def services_campaign():
-    from campaign.models import Campaign
-
-    return Campaign.objects.get(slug="kiso")
 
 
 def get(client, name, *args, **params):
