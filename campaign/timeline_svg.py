@@ -12,6 +12,13 @@ attribute (the app's CSP), so the same string is a standalone .svg file and can 
 into a page as it is (session_svg_inline). Everything user-typed is escaped.
 
 Two queries whatever the number of events (three when session.campaign is not cached).
+
+For tests and pages that read it: the root carries data-session, data-from and data-to (the
+axis, in game seconds) and data-x0 and data-x1 (where those fall); each lane is a
+g.tl-lane[data-pj]; each band stretch a rect.tl-seg with data-pj, data-type, data-grade
+(none, leve, grave, persistente), data-from and data-to; each marker a g.tl-marker with
+data-kind (especial, check, void, more), data-seq, data-at, data-pj, data-variant (gained,
+lost, success, failure) and, for E.Esp, data-gained and data-lost ("|"-separated names).
 """
 
 from __future__ import annotations
@@ -32,8 +39,8 @@ from .cards import clock_parts, lang
 from .models import Character, EventSnapshot, GameSession
 from .trail import event_label
 
-# Geometry, in viewBox units. 640 wide: at 360 px a font of 18 is about 10 px.
-WIDTH = 640
+# Geometry, in viewBox units. 520 wide: a font of 18 is 10 px in a picture 290 px wide.
+WIDTH = 520
 MARGIN = 12
 GUTTER = 92  # the band labels, left of the plot
 PLOT_X0 = MARGIN + GUTTER + 8  # the first game second
@@ -51,9 +58,9 @@ MIN_SPAN = 60  # seconds: a shorter session is drawn as one minute
 
 TICK_STEPS = (
     1, 2, 5, 10, 15, 30,
-    60, 120, 300, 600, 900, 1800,
-    3600, 7200, 10800, 21600, 43200,
-    86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400,
+    60, 120, 300, 600, 900, 1200, 1800,
+    3600, 7200, 10800, 14400, 21600, 28800, 43200,
+    86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400,
 )  # fmt: skip
 
 # Fill and the letter's colour per grade; "none" is the band's own background.
@@ -114,7 +121,7 @@ def when(seconds: int) -> str:
 
 
 def _grade_label(grade: str | None, code: str) -> str:
-    return texts.GRADE_LABELS[grade][code] if grade else _("None")
+    return texts.GRADE_LABELS[grade][code] if grade else _("No grade")
 
 
 def _mentions_secret(text: str, secret: set[str], code: str) -> bool:
@@ -135,9 +142,9 @@ def _words(record, secret: set[str], for_player: bool, code: str) -> str:
     return words
 
 
-def _text_width(text: str, size: float) -> float:
+def _text_width(text: str, size: float, em: float = 0.56) -> float:
     """An estimate of a sans-serif text's width (no font metrics on the server)."""
-    return len(text) * size * 0.56
+    return len(text) * size * em
 
 
 def _fit(text: str, size: float, width: float) -> str:
@@ -208,7 +215,8 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
                 grade = s.state["active"][t]
                 since, old = open_at[t]
                 if grade != old:
-                    segments.append(Segment(t, old, since, at))
+                    if at > since or old is not None:  # an empty stretch of nothing: none
+                        segments.append(Segment(t, old, since, at))
                     open_at[t] = (at, grade)
             now = set(s.state["specials"])
             gained = sorted(n for n in now - specials if n not in secret)
@@ -226,7 +234,7 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
                         "event": words,
                         "changes": changes,
                     }
-                data = {} if hidden else {"gained": " ".join(gained), "lost": " ".join(lost)}
+                data = {} if hidden else {"gained": "|".join(gained), "lost": "|".join(lost)}
                 variant = "gained" if gained else "lost"
                 markers.append(Marker("especial", record.seq, at, head + words, variant, data))
             if record.event.get("kind") == "save" and record.character_id == character.pk:
@@ -244,6 +252,7 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
 
 
 def _domain(lanes: list[Lane]) -> tuple[int, int]:
+    """The axis: from the earliest lane start to the latest lane end, a minute at least."""
     lo = min(lane.start for lane in lanes)
     hi = max(lane.end for lane in lanes)
     if hi - lo < MIN_SPAN:
@@ -253,16 +262,18 @@ def _domain(lanes: list[Lane]) -> tuple[int, int]:
 
 
 def _ticks(lo: int, hi: int) -> list[int]:
-    """Round game times inside [lo, hi], as many as their labels fit."""
+    """Round game times inside [lo, hi]: the shortest step whose labels do not touch."""
     span = hi - lo
     plot = PLOT_X1 - PLOT_X0
+    ticks: list[int] = []
     for step in TICK_STEPS:
-        sample = when(86400 * 9 + (1 if step < 60 else 0))
-        room = _text_width(sample, FONT) + 18
+        if span / step > plot / 40:
+            continue  # never room for that many labels
+        ticks = list(range(math.ceil(lo / step) * step, hi + 1, step))
+        room = max((_text_width(when(t), FONT, 0.54) for t in ticks), default=0) + 14
         if step * plot / span >= room:
-            break
-    first = math.ceil(lo / step) * step
-    return list(range(first, hi + 1, step))
+            return ticks
+    return ticks
 
 
 class Scale:
@@ -312,6 +323,34 @@ def _layout(markers: list[Marker], x: Scale) -> tuple[int, list[tuple[float, int
     return rows_used, badges
 
 
+def _shape(m: Marker, cx: float, cy: float) -> str:
+    """A marker's shape: a cross (void), a diamond (E.Esp), a disc or a ring (check)."""
+    if m.kind == "void":
+        d = R * 0.8
+        return (
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{R + 1}" fill="#ffffff" '
+            f'fill-opacity="0.01"/><path d="M{cx - d:.1f} {cy - d:.1f}L{cx + d:.1f} '
+            f'{cy + d:.1f}M{cx - d:.1f} {cy + d:.1f}L{cx + d:.1f} {cy - d:.1f}" '
+            f'stroke="{INK}" stroke-width="3" stroke-linecap="round" fill="none"/>'
+        )
+    if m.kind == "especial":
+        d = R + 1
+        fill = TEAL if m.variant == "gained" else "#ffffff"
+        return (
+            f'<path d="M{cx:.1f} {cy - d:.1f}L{cx + d:.1f} {cy:.1f}L{cx:.1f} {cy + d:.1f}'
+            f'L{cx - d:.1f} {cy:.1f}Z" fill="{fill}" stroke="{TEAL}" stroke-width="2"/>'
+        )
+    if m.variant == "success":
+        return (
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{R}" fill="{GREEN}" stroke="{GREEN}" '
+            f'stroke-width="2"/>'
+        )
+    return (
+        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{R - 0.5}" fill="#ffffff" stroke="{RED}" '
+        f'stroke-width="3"/>'
+    )
+
+
 def _marker_svg(m: Marker, cx: float, cy: float, pj: int) -> str:
     attrs = (
         f'class="tl-marker tl-{m.kind}" data-kind="{m.kind}" data-seq="{m.seq}" '
@@ -321,30 +360,7 @@ def _marker_svg(m: Marker, cx: float, cy: float, pj: int) -> str:
         attrs += f' data-variant="{m.variant}"'
     for key, value in m.data.items():
         attrs += f" data-{key}={quoteattr(value)}"
-    c = f"{cx:.1f}", f"{cy:.1f}"
-    if m.kind == "void":
-        d = R * 0.8
-        shape = (
-            f'<circle cx="{c[0]}" cy="{c[1]}" r="{R + 1}" fill="#ffffff" fill-opacity="0.01"/>'
-            f'<path d="M{cx - d:.1f} {cy - d:.1f}L{cx + d:.1f} {cy + d:.1f}'
-            f'M{cx - d:.1f} {cy + d:.1f}L{cx + d:.1f} {cy - d:.1f}" stroke="{INK}" '
-            f'stroke-width="3" stroke-linecap="round" fill="none"/>'
-        )
-    elif m.kind == "especial":
-        d = R + 1
-        fill = TEAL if m.variant == "gained" else "#ffffff"
-        shape = (
-            f'<path d="M{cx:.1f} {cy - d:.1f}L{cx + d:.1f} {cy:.1f}L{cx:.1f} {cy + d:.1f}'
-            f'L{cx - d:.1f} {cy:.1f}Z" fill="{fill}" stroke="{TEAL}" stroke-width="2"/>'
-        )
-    else:
-        success = m.variant == "success"
-        shape = (
-            f'<circle cx="{c[0]}" cy="{c[1]}" r="{R - (0 if success else 0.5)}" '
-            f'fill="{GREEN if success else "#ffffff"}" '
-            f'stroke="{GREEN if success else RED}" stroke-width="{2 if success else 3}"/>'
-        )
-    return f"<g {attrs}><title>{escape(m.title)}</title>{shape}</g>"
+    return f"<g {attrs}><title>{escape(m.title)}</title>{_shape(m, cx, cy)}</g>"
 
 
 # -- drawing ---------------------------------------------------------------------------------
@@ -355,9 +371,9 @@ def _flow(items: list[tuple[str, str]], y: float, size: float) -> tuple[list[str
     parts = []
     x0, x = MARGIN, MARGIN
     for swatch, label in items:
-        width = 22 + _text_width(label, size) + 14
-        if x > x0 and x + width > WIDTH - MARGIN:
-            x, y = x0, y + size + 12
+        width = 22 + _text_width(label, size, 0.55) + 18
+        if x > x0 and x + width - 18 > WIDTH - MARGIN:
+            x, y = x0, y + size + 10
         parts.append(
             f'<g transform="translate({x:.1f} {y - size + 3:.1f})">{swatch}</g>'
             f'<text x="{x + 22:.1f}" y="{y:.1f}" font-size="{size}" fill="{INK}">'
@@ -368,17 +384,17 @@ def _flow(items: list[tuple[str, str]], y: float, size: float) -> tuple[list[str
 
 
 def _svg(
-    *, ids: str, width_h: float, title: str, desc: str, body: list[str], extra: str = ""
+    *, ids: str, height: float, title: str, desc: str, body: list[str], extra: str = ""
 ) -> str:
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {width_h:.0f}" '
-        f'width="100%" class="session-timeline" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
+        f'width="100%" height="{height:.0f}" class="session-timeline" role="img" '
         f'aria-labelledby="{ids}-title {ids}-desc" preserveAspectRatio="xMidYMin meet" '
         f'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"'
         f"{extra}>"
         f'<title id="{ids}-title">{escape(title)}</title>'
         f'<desc id="{ids}-desc">{escape(desc)}</desc>'
-        f'<rect width="{WIDTH}" height="{width_h:.0f}" fill="#ffffff"/>' + "".join(body) + "</svg>"
+        f'<rect width="{WIDTH}" height="{height:.0f}" fill="#ffffff"/>' + "".join(body) + "</svg>"
     )
 
 
@@ -411,7 +427,7 @@ def session_svg(
             f'<text x="{MARGIN}" y="72" font-size="{FONT}" fill="{MUTED}" '
             f'class="tl-empty">{escape(empty)}</text>',
         ]
-        return _svg(ids=ids, width_h=96, title=title, desc=empty, body=body)
+        return _svg(ids=ids, height=96, title=title, desc=empty, body=body)
 
     lanes = _lanes(snapshots, previous, for_player=for_player, code=code)
     lo, hi = _domain(lanes)
@@ -440,7 +456,9 @@ def session_svg(
         f'fill="{INK}">{escape(_fit(heading, FONT_TITLE, WIDTH - 2 * MARGIN))}</text>'
     )
     y += 26
-    span = f"{when(lo)} – {when(hi)}"
+    first = min(lane.start for lane in lanes)
+    last = max(lane.end for lane in lanes)
+    span = when(first) if first == last else f"{when(first)} – {when(last)}"
     body.append(
         f'<text x="{MARGIN}" y="{y:.0f}" font-size="{FONT}" fill="{MUTED}">'
         f"{escape(_fit(f'{session.campaign.name} · {span}', FONT, WIDTH - 2 * MARGIN))}</text>"
@@ -453,8 +471,6 @@ def session_svg(
         (swatch.format(fill(g), fill(g) if g != "persistente" else INK), _grade_label(g, code))
         for g in GRADES
     ]
-    parts, y = _flow(grade_items, y, FONT)
-    body.append(f'<g class="tl-legend">{"".join(parts)}</g>')
     sample = {
         "gained": Marker("especial", 0, 0, "", "gained"),
         "lost": Marker("especial", 0, 0, "", "lost"),
@@ -462,20 +478,15 @@ def session_svg(
         "failure": Marker("check", 0, 0, "", "failure"),
         "void": Marker("void", 0, 0, ""),
     }
-
-    def icon(key: str) -> str:
-        m = sample[key]
-        return _marker_svg(m, 8, 8, 0).replace("<title></title>", "")
-
     marker_items = [
-        (icon("gained"), _("E.Esp gained")),
-        (icon("lost"), _("E.Esp lost")),
-        (icon("success"), _("Check passed")),
-        (icon("failure"), _("Check failed")),
-        (icon("void"), _("Voided")),
+        (_shape(sample["gained"], 8, 8), _("E.Esp gained")),
+        (_shape(sample["lost"], 8, 8), _("E.Esp lost")),
+        (_shape(sample["success"], 8, 8), _("Check passed")),
+        (_shape(sample["failure"], 8, 8), _("Check failed")),
+        (_shape(sample["void"], 8, 8), _("Voided")),
     ]
-    parts, y = _flow(marker_items, y + FONT + 12, FONT)
-    body.append(f'<g class="tl-legend" aria-hidden="true">{"".join(parts)}</g>')
+    parts, y = _flow(grade_items + marker_items, y, FONT)
+    body.append(f'<g class="tl-legend">{"".join(parts)}</g>')
 
     def axis(y_text: float) -> str:
         out = []
@@ -513,13 +524,13 @@ def session_svg(
             if len(hidden) > 25:
                 lines.append("…")
             by = top + row * STEP
+            count = f"+{len(hidden)}"
             lane_parts.append(
                 f'<g class="tl-marker tl-more" data-kind="more" data-count="{len(hidden)}" '
                 f'data-pj="{pj}"><title>{escape(chr(10).join(lines))}</title>'
-                f'<rect x="{bx - 8:.1f}" y="{by - 8:.1f}" width="16" height="16" rx="4" '
-                f'fill="{INK}"/><text x="{bx:.1f}" y="{by + 4:.1f}" font-size="11" '
-                f'font-weight="700" fill="#ffffff" text-anchor="middle">'
-                f"+{min(len(hidden), 99)}</text></g>"
+                f'<rect x="{bx - 8:.1f}" y="{by - 8:.1f}" width="{8 + 8 * len(count)}" '
+                f'height="16" rx="4" fill="{INK}"/><text x="{bx - 4:.1f}" y="{by + 4.5:.1f}" '
+                f'font-size="13" font-weight="700" fill="#ffffff">{count}</text></g>'
             )
         y += rows_used * STEP + (6 if rows_used else 0)
         band_top = y
@@ -591,7 +602,7 @@ def session_svg(
     extra = f' data-session="{session.number}" data-from="{lo}" data-to="{hi}" ' + (
         f'data-x0="{PLOT_X0}" data-x1="{PLOT_X1}"'
     )
-    return _svg(ids=ids, width_h=height, title=title, desc=desc, body=body, extra=extra)
+    return _svg(ids=ids, height=height, title=title, desc=desc, body=body, extra=extra)
 
 
 def session_svg_inline(
