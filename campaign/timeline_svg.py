@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 from django.db.models import OuterRef, Subquery
+from django.db.models.fields.json import KeyTransform
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
@@ -159,10 +160,27 @@ def _fit(text: str, size: float, width: float) -> str:
 
 def _load(session: GameSession, characters: list[Character] | None):
     """The session's snapshots (event and PJ with them) and each PJ's state before it."""
+    # Only the three keys of each state the picture reads: a full state is a large JSON
+    # document, and a long session has thousands of them.
     snapshots = (
         EventSnapshot.objects.filter(event__session=session)
         .select_related("event", "character")
-        .defer("event__effects")
+        .only(
+            "event_id",
+            "character_id",
+            "event__seq",
+            "event__event",
+            "event__void_at",
+            "event__secret",
+            "event__character_id",
+            "character__name",
+            "character__secret_names",
+        )
+        .annotate(
+            _clock=KeyTransform("clock", "state"),
+            _active=KeyTransform("active", "state"),
+            _specials=KeyTransform("specials", "state"),
+        )
         .order_by("event__seq", "character_id")
     )
     if characters is not None:
@@ -170,6 +188,12 @@ def _load(session: GameSession, characters: list[Character] | None):
     snapshots = list(snapshots)
     if not snapshots:
         return [], {}
+    for snapshot in snapshots:
+        snapshot.state = {
+            "clock": snapshot._clock,
+            "active": snapshot._active,
+            "specials": snapshot._specials,
+        }
     first_seq = snapshots[0].event.seq
     lane_ids = {s.character_id for s in snapshots}
     latest = (
@@ -282,6 +306,34 @@ class Scale:
 
     def __call__(self, t: float) -> float:
         return PLOT_X0 + (t - self.lo) / (self.hi - self.lo) * (PLOT_X1 - PLOT_X0)
+
+
+SEVERITY = {None: 0, "leve": 1, "grave": 2, "persistente": 3}
+MIN_SEG = 1.5  # viewBox units: a narrower stretch could not be seen
+
+
+def _merged(segments: list[Segment], x: Scale) -> list[tuple[Segment, int]]:
+    """A band's stretches as drawn: runs of stretches too narrow to see become one stretch
+    of the most serious grade among them (with how many were merged; 0 for one alone)."""
+    out: list[tuple[Segment, int]] = []
+    run: list[Segment] = []
+
+    def close() -> None:
+        if len(run) == 1:
+            out.append((run[0], 0))
+        elif run:
+            worst = max(run, key=lambda g: SEVERITY[g.grade]).grade
+            out.append((Segment(run[0].type, worst, run[0].start, run[-1].end), len(run)))
+        run.clear()
+
+    for seg in sorted(segments, key=lambda g: g.start):
+        if run and (
+            x(seg.end) - x(seg.start) >= MIN_SEG or x(run[-1].end) - x(run[0].start) >= MIN_SEG
+        ):
+            close()
+        run.append(seg)
+    close()
+    return out
 
 
 # -- markers ---------------------------------------------------------------------------------
@@ -544,9 +596,7 @@ def session_svg(
                 f'height="{BAND_H}" fill="{GRADE_FILL[None]}" stroke="{LINE}" '
                 f'stroke-width="1"/>'
             )
-            for seg in lane.segments:
-                if seg.type != t:
-                    continue
+            for seg, merged in _merged([g for g in lane.segments if g.type == t], x):
                 x0 = x(seg.start)
                 w = max(x(seg.end) - x0, 1.5)
                 if seg.start == lo:
@@ -557,6 +607,8 @@ def session_svg(
                     f"{lane.character.name} · {type_label}: {_grade_label(seg.grade, code)} · "
                     f"{when(seg.start)} – {when(seg.end)}"
                 )
+                if merged:
+                    tip += " · " + _("%(n)s changes, the most serious shown") % {"n": merged}
                 lane_parts.append(
                     f'<rect class="tl-seg" data-pj="{pj}" data-type="{t}" '
                     f'data-grade="{seg.grade or "none"}" data-from="{seg.start}" '

@@ -328,3 +328,22 @@ def test_outsiders_and_unknown_sessions_get_404(client, dj, table):
     assert client.post(url(session)).status_code == 405
     client.logout()
     assert client.get(url(session)).status_code == 302
+
+
+def test_stretches_too_narrow_to_see_merge_into_the_most_serious_grade():
+    from campaign.timeline_svg import Scale, Segment, _merged
+
+    x = Scale(0, 100_000)  # a long session: a few seconds are far below a unit
+    segments = [
+        Segment("shock", "leve", 0, 10),
+        Segment("shock", "grave", 10, 20),
+        Segment("shock", None, 20, 30),
+        Segment("shock", "leve", 30, 50_000),
+    ]
+
+    drawn = _merged(segments, x)
+
+    assert [(s.grade, s.start, s.end, n) for s, n in drawn] == [
+        ("grave", 0, 30, 3),
+        ("leve", 30, 50_000, 0),
+    ]
