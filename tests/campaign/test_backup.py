@@ -778,3 +778,69 @@ def test_events_keep_their_times_and_the_created_at_order(rich):
     assert times == list(rich.events.order_by("seq").values_list("created_at", flat=True))
     assert copy.created_at == rich.created_at
     assert copy.created_at < timezone.now() + timedelta(seconds=1)
+
+
+def test_a_void_event_the_rules_refuse_counts_for_nothing(small):
+    """A void event is never part of a PJ's log: when the rules refuse it now (a file made
+    under other rules), it keeps the state before it and no effects, and the import goes on."""
+    document, dj = small
+    document["events"].append(
+        {
+            **document["events"][-1],
+            "seq": 50,
+            "character": 2,
+            "event": {"kind": "heal", "seed": 3},
+            "void_at": document["events"][-1]["created_at"],
+            "void_by": "small-dj",
+            "void_reason": "No tenía heridas",
+        }
+    )
+
+    copy = campaign_import(json.dumps(document), dj=dj).campaign
+
+    heal = copy.events.get(seq=50)
+    assert heal.is_void and heal.void_by == dj and heal.effects == {str(heal.character_id): []}
+    kenji = heal.character
+    before = EventSnapshot.objects.filter(character=kenji, event__seq__lt=50).order_by(
+        "-event__seq"
+    )
+    assert EventSnapshot.objects.get(event=heal).state == before.first().state
+    assert kenji.snapshot.seq == before.first().event.seq
+
+
+def test_seq_may_have_gaps_and_last_seq_follows_the_file(small):
+    document, dj = small
+    for n, event in enumerate(document["events"]):
+        event["seq"] = 10 * (n + 1)
+    for character in document["characters"]:
+        character["joined_seq"] *= 10
+
+    copy = campaign_import(json.dumps(document), dj=dj).campaign
+
+    assert copy.last_seq == 10 * len(document["events"])
+    record(copy, None, {"kind": "time", "minutes": 1})  # the log goes on after the import
+    assert copy.events.order_by("-seq").first().seq == copy.last_seq + 1
+
+
+def test_duplicates_and_a_second_open_session_are_refused(small):
+    document, dj = small
+    document["sessions"].append({**document["sessions"][0], "number": 2})
+    assert refused(document, dj, lang="en") == (
+        "sessions[1].ended_at: only one session can be open (without ended_at); sessions[0] is."
+    )
+
+    document, dj = small
+    document["sessions"].append({**document["sessions"][0]})
+    assert "another session of the file has the number 1" in refused(document, dj, lang="en")
+
+    document, dj = small
+    document["characters"][1]["ref"] = 1
+    assert "another PJ of the file has the ref 1" in refused(document, dj, lang="en")
+
+    document, dj = small
+    document["catalogue"].append(document["catalogue"][0])
+    assert "is in the catalogue twice" in refused(document, dj, lang="en")
+
+    document, dj = small
+    document["memberships"].append(document["memberships"][0])
+    assert "“small-dj” is listed twice" in refused(document, dj, lang="en")
