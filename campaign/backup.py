@@ -23,7 +23,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -51,6 +51,8 @@ MAX_BYTES = 50 * 1024 * 1024
 EXPORT_CHUNK = 2000
 IMPORT_BATCH = 1000
 
+# The largest whole number a seq, joined_seq or session number may be (an integer column).
+_INT_MAX = 2**31 - 1
 _NAME_MAX = Campaign._meta.get_field("name").max_length
 _PJ_NAME_MAX = Character._meta.get_field("name").max_length
 _TITLE_MAX = GameSession._meta.get_field("title").max_length
@@ -295,6 +297,10 @@ def _check(value: object, kind: str, place: str, null: bool = False) -> object:
                 ok = value.tzinfo is not None
     if not ok:
         raise _expected(place, kind, null)
+    if kind in ("count", "positive") and value > _INT_MAX:
+        raise BackupError(
+            _("%(place)s is too large (at most %(max)s).") % {"place": place, "max": _INT_MAX}
+        )
     return value
 
 
@@ -701,6 +707,8 @@ class _Fold:
                         state, fx = rules.apply(self.state[ref], event.event, self.options)
                     except rules.RuleError as err:
                         raise _refused(event, names[ref], err) from None
+                    except Exception as err:  # a field the engine did not expect
+                        raise _unreadable(event, names[ref], err) from err
                     self.state[ref] = state
                     self.last_seq[ref] = event.seq
                 else:
@@ -720,6 +728,19 @@ def _refused(event: _Event, name: str, err: rules.RuleError) -> BackupError:
             "kind": event.event.get("kind"),
             "character": name,
             "reason": err.message(translation.get_language() or "es"),
+        }
+    )
+
+
+def _unreadable(event: _Event, name: str, err: Exception) -> BackupError:
+    return BackupError(
+        _("%(place)s: event #%(seq)s (%(kind)s) cannot be applied to %(character)s: %(reason)s")
+        % {
+            "place": event.place,
+            "seq": event.seq,
+            "kind": event.event.get("kind"),
+            "character": name,
+            "reason": f"{type(err).__name__}: {err}",
         }
     )
 
@@ -746,7 +767,7 @@ def _void_state(fold: _Fold, ref: int, event: _Event) -> tuple[dict, list]:
             if earlier.void_at is None or earlier.void_at > voided_at:
                 try:
                     base, _fx = rules.apply(base, earlier.event, fold.options)
-                except rules.RuleError:
+                except Exception:  # a RuleError, or a field the engine did not expect
                     base = fold.state[ref]
                     break
     voided.append((len(log), voided_at, fold.state[ref]))
@@ -754,7 +775,7 @@ def _void_state(fold: _Fold, ref: int, event: _Event) -> tuple[dict, list]:
         fold.latest_void[ref] = voided_at
     try:
         return rules.apply(base, event.event, fold.options)
-    except rules.RuleError:
+    except Exception:  # a RuleError, or a field the engine did not expect
         # It counts for nothing: a void event the rules now refuse leaves the state as it was.
         return base, []
 
@@ -792,56 +813,66 @@ def campaign_import(
     backup = backup_check(backup_parse(data))
     if name.strip():
         backup.name = _name({"name": name}, "name", "", _NAME_MAX)
-    users = _users(backup)
     notes: list[str] = []
-    djs, members, players = _people(backup, users, dj, notes)
-    _fold_check(backup)
-    with transaction.atomic():
-        campaign = campaign_create(name=backup.name, dj=djs[0], **backup.options)
-        Campaign.objects.filter(pk=campaign.pk).update(
-            players_see_party=backup.players_see_party,
-            created_at=backup.created_at,
-            last_seq=max(
-                [e.seq for e in backup.events[-1:]] + [c.joined_seq for c in backup.characters],
-                default=0,
-            ),
-        )
-        campaign.catalogue.all().delete()
-        CatalogueEntry.objects.bulk_create(
-            CatalogueEntry(campaign=campaign, **entry) for entry in backup.catalogue
-        )
-        Membership.objects.bulk_create(
-            Membership(campaign=campaign, user=user, role=role)
-            for user, role in [(d, Membership.Role.DJ) for d in djs[1:]] + members
-        )
-        pks = {}
-        for c in backup.characters:
-            character = Character.objects.create(
-                campaign=campaign,
-                name=c.name,
-                player=players.get(c.ref),
-                attributes=c.attributes,
-                powers=c.powers,
-                notes=c.notes,
-                joined_seq=c.joined_seq,
-                archived_at=c.archived_at,
-                secret_names=c.secret_names,
+    try:
+        users = _users(backup)
+        djs, members, players = _people(backup, users, dj, notes)
+        _fold_check(backup)
+        with transaction.atomic():
+            campaign = campaign_create(name=backup.name, dj=djs[0], **backup.options)
+            Campaign.objects.filter(pk=campaign.pk).update(
+                players_see_party=backup.players_see_party,
+                created_at=backup.created_at,
+                last_seq=max(
+                    [e.seq for e in backup.events[-1:]] + [c.joined_seq for c in backup.characters],
+                    default=0,
+                ),
             )
-            pks[c.ref] = character.pk
-        sessions = {}
-        for s in backup.sessions:
-            session = GameSession.objects.create(
-                campaign=campaign,
-                number=s.number,
-                title=s.title,
-                started_at=s.started_at,
-                ended_at=s.ended_at,
-                recap=s.recap,
-                sheet_summary={str(pks[int(k)]): v for k, v in s.sheet_summary.items()},
+            campaign.catalogue.all().delete()
+            CatalogueEntry.objects.bulk_create(
+                CatalogueEntry(campaign=campaign, **entry) for entry in backup.catalogue
             )
-            sessions[s.number] = session.pk
-        _write_log(backup, campaign, pks, sessions, users)
-        campaign.refresh_from_db()
+            Membership.objects.bulk_create(
+                Membership(campaign=campaign, user=user, role=role)
+                for user, role in [(d, Membership.Role.DJ) for d in djs[1:]] + members
+            )
+            pks = {}
+            for c in backup.characters:
+                character = Character.objects.create(
+                    campaign=campaign,
+                    name=c.name,
+                    player=players.get(c.ref),
+                    attributes=c.attributes,
+                    powers=c.powers,
+                    notes=c.notes,
+                    joined_seq=c.joined_seq,
+                    archived_at=c.archived_at,
+                    secret_names=c.secret_names,
+                )
+                pks[c.ref] = character.pk
+            sessions = {}
+            for s in backup.sessions:
+                session = GameSession.objects.create(
+                    campaign=campaign,
+                    number=s.number,
+                    title=s.title,
+                    started_at=s.started_at,
+                    ended_at=s.ended_at,
+                    recap=s.recap,
+                    sheet_summary={str(pks[int(k)]): v for k, v in s.sheet_summary.items()},
+                )
+                sessions[s.number] = session.pk
+            _write_log(backup, campaign, pks, sessions, users)
+            campaign.refresh_from_db()
+    except (DatabaseError, UnicodeError, ValidationError) as err:
+        # What the checks above let through and this database still refuses (PostgreSQL
+        # takes no NUL character in a text, no text takes half a surrogate pair).
+        reason = " ".join(err.messages) if isinstance(err, ValidationError) else str(err)
+        raise BackupError(
+            _("The database refused the file's content, so nothing was written: %(reason)s")
+            % {"reason": reason},
+            code="database",
+        ) from err
     return ImportResult(
         campaign=campaign,
         characters=len(backup.characters),

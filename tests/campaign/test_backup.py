@@ -844,3 +844,58 @@ def test_duplicates_and_a_second_open_session_are_refused(small):
     document, dj = small
     document["memberships"].append(document["memberships"][0])
     assert "“small-dj” is listed twice" in refused(document, dj, lang="en")
+
+
+def test_numbers_beyond_an_integer_column_are_refused(small):
+    document, dj = small
+    document["events"][-1]["seq"] = 2**31
+
+    assert refused(document, dj, lang="en") == (
+        f"events[{len(document['events']) - 1}].seq is too large (at most 2147483647)."
+    )
+
+
+def test_an_event_the_engine_chokes_on_is_named_not_a_crash(small, monkeypatch):
+    document, dj = small
+    apply = backup.rules.apply
+
+    def choking(state, event, options=None):
+        if event.get("seed") == "boom":
+            raise TypeError("unexpected field")
+        return apply(state, event, options)
+
+    monkeypatch.setattr(backup.rules, "apply", choking)
+    document["events"][-1]["event"]["seed"] = "boom"
+    last = len(document["events"]) - 1
+
+    message = refused(document, dj, lang="en")
+
+    assert message.startswith(f"events[{last}]: event #{document['events'][-1]['seq']} (time)")
+    assert "cannot be applied to Aiko: TypeError: unexpected field" in message
+
+
+def test_what_the_database_refuses_is_a_refusal_and_writes_nothing(small, monkeypatch):
+    from django.db import DataError
+
+    document, dj = small
+
+    def refuse(*args, **kwargs):
+        raise DataError("invalid byte sequence for encoding UTF8: 0x00")
+
+    monkeypatch.setattr(EventSnapshot.objects, "bulk_create", refuse)
+
+    message = refused(document, dj, lang="en")
+
+    assert message == (
+        "The database refused the file's content, so nothing was written: "
+        "invalid byte sequence for encoding UTF8: 0x00"
+    )
+
+
+def test_half_a_surrogate_pair_is_a_refusal_not_a_crash(small):
+    document, dj = small
+    text = json.dumps(document).replace('"Aiko"', '"Aiko \\ud800"', 1)
+
+    message = refused(text, dj, lang="en")
+
+    assert message.startswith("The database refused the file's content")
