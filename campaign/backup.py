@@ -24,6 +24,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
+from django.db.models import Min
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -84,9 +85,22 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
     """The campaign's backup as JSON text, in pieces: one line per item, one per event.
 
     Events are read `EXPORT_CHUNK` at a time and written as they come, so the memory used
-    does not depend on the length of the log.
+    does not depend on the length of the log. The log is cut at the campaign's last seq as
+    the export starts: what is recorded meanwhile (the table may be playing) is left for the
+    next backup, and so is a PJ created meanwhile (its first event is after the cut).
     """
-    characters = list(campaign.characters.select_related("player").order_by("pk"))
+    cut = Campaign.objects.filter(pk=campaign.pk).values_list("last_seq", flat=True).get()
+    first_seq = dict(
+        StateEvent.objects.filter(campaign=campaign, character__isnull=False)
+        .values("character")
+        .annotate(first=Min("seq"))
+        .values_list("character", "first")
+    )
+    characters = [
+        c
+        for c in campaign.characters.select_related("player").order_by("pk")
+        if first_seq.get(c.pk, 0) <= cut
+    ]
     refs = {c.pk: n for n, c in enumerate(characters, start=1)}
     yield f'{{\n"format": {_dumps(FORMAT)},\n"version": {VERSION},\n'
     yield f'"exported_at": {_dumps(_when(timezone.now()))},\n'
@@ -145,7 +159,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
     )
     username = get_user_model().USERNAME_FIELD
     rows = (
-        StateEvent.objects.filter(campaign=campaign)
+        StateEvent.objects.filter(campaign=campaign, seq__lte=cut)
         .order_by("seq")
         .values_list(
             "seq",

@@ -29,6 +29,7 @@ _MB = backup.MAX_BYTES // (1024 * 1024)
 class ImportForm(forms.Form):
     file = forms.FileField(
         label=gettext_lazy("Backup file"),
+        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
         error_messages={"required": gettext_lazy("Choose the backup file to import.")},
     )
     name = forms.CharField(

@@ -899,3 +899,35 @@ def test_half_a_surrogate_pair_is_a_refusal_not_a_crash(small):
     message = refused(text, dj, lang="en")
 
     assert message.startswith("The database refused the file's content")
+
+
+def test_the_export_is_cut_where_it_starts(small):
+    """What is recorded while a backup downloads waits for the next one."""
+    document, dj = small
+    campaign = Campaign.objects.get(slug="pequena")
+    chunks = export_chunks(campaign)
+    head = []
+    while not (head and head[-1].startswith('"events"')):
+        head.append(next(chunks))
+    mei = CharacterFactory(campaign=campaign, name="Mei")  # made during the download
+    record(campaign, None, {"kind": "time", "minutes": 1})
+
+    exported = json.loads("".join(head) + "".join(chunks))
+
+    assert exported["events"] == document["events"]
+    assert [c["name"] for c in exported["characters"]] == ["Aiko", "Kenji"]
+    assert mei.pk and campaign_import(json.dumps(exported), dj=dj).events == len(exported["events"])
+
+
+def test_a_pj_made_between_the_cut_and_the_pj_list_is_left_out(small):
+    """As if the PJ were committed just after the export read the last seq."""
+    document, dj = small
+    campaign = Campaign.objects.get(slug="pequena")
+    cut = campaign.last_seq
+    CharacterFactory(campaign=campaign, name="Mei")
+    Campaign.objects.filter(pk=campaign.pk).update(last_seq=cut)
+
+    exported = json.loads(export_text(campaign))
+
+    assert [c["name"] for c in exported["characters"]] == ["Aiko", "Kenji"]
+    assert exported["events"][-1]["seq"] == cut
