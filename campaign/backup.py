@@ -814,7 +814,11 @@ class ImportResult:
 
 
 def campaign_import(
-    data: bytes | str, *, dj: AbstractBaseUser | None = None, name: str = ""
+    data: bytes | str,
+    *,
+    dj: AbstractBaseUser | None = None,
+    name: str = "",
+    link_accounts: bool = True,
 ) -> ImportResult:
     """A backup file as a new campaign; BackupError (nothing written) for a bad file.
 
@@ -823,6 +827,10 @@ def campaign_import(
     made: memberships and players whose username is unknown here are left out (said in the
     notes), and events' actor and void_by become empty. `name` replaces the file's name;
     the address (slug) is made from the name, as for any new campaign.
+
+    `link_accounts=False` (an import from the app, by any logged-in user) makes nobody but
+    the DJ a member and links no PJ to a player: a file must not put a campaign on other
+    people's home pages. The DJ invites the players again.
     """
     backup = backup_check(backup_parse(data))
     if name.strip():
@@ -831,6 +839,14 @@ def campaign_import(
     try:
         users = _users(backup)
         djs, members, players = _people(backup, users, dj, notes)
+        if not link_accounts and (members or players):
+            members, players = [], {}
+            notes.append(
+                _(
+                    "Players are not linked by an import in the app: invite them again "
+                    "from Jugadores."
+                )
+            )
         _fold_check(backup)
         with transaction.atomic():
             campaign = campaign_create(name=backup.name, dj=djs[0], **backup.options)

@@ -71,6 +71,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
                     form.cleaned_data["file"].read(),
                     dj=request.user,
                     name=form.cleaned_data["name"],
+                    link_accounts=False,
                 )
             except backup.BackupError as err:
                 form.add_error("file", str(err))

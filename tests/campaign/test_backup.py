@@ -661,6 +661,25 @@ def test_importing_a_file_makes_the_user_its_dj_and_says_what_was_left_out(clien
     assert board.status_code == 200
 
 
+def test_an_import_in_the_app_puts_the_campaign_on_nobody_else_s_home(client, rich):
+    # The file names existing accounts as players; whoever uploads it may not make them
+    # members of anything.
+    aiko_player = Character.objects.get(campaign=rich, name="Aiko").player
+    importer = UserFactory(username="importer")
+    client.force_login(importer)
+
+    response = client.post(
+        reverse("campaign_import"), {"file": upload(json.dumps(a_file(rich))), "name": "Copia"}
+    )
+
+    copy = Campaign.objects.get(name="Copia")
+    assert list(copy.memberships.values_list("user__username", flat=True)) == ["importer"]
+    assert not copy.characters.filter(player__isnull=False).exists()
+    assert aiko_player.memberships.filter(campaign=copy).count() == 0
+    said = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("invítalos de nuevo" in m for m in said)
+
+
 def test_a_bad_file_shows_why_with_422_and_writes_nothing(client, small):
     document, dj = small
     document["events"][1]["seq"] = "x"
