@@ -408,3 +408,12 @@ def test_campaigns_stay_apart(client, player, joined):
 
     assert client.get(reverse("sheet", args=["otra", stranger.pk])).status_code == 404
     assert client.get(reverse("sheet", args=["kiso", stranger.pk])).status_code == 404
+
+
+def test_the_board_card_shows_the_player_or_a_way_to_invite_one(client, dj, joined, kenji):
+    client.force_login(dj)
+
+    html = client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert '<span class="player">mei</span>' in html
+    assert f'href="/c/kiso/jugadores/#pj-{kenji.pk}">Invitar a un jugador' in html
