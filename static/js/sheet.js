@@ -17,6 +17,19 @@
     if (cursor > ownCursor) ownCursor = cursor;
   });
   document.body.addEventListener("htmx:afterSettle", keep);
+  // A roll with no network never reached the DJ: say so, and keep the button to try again.
+  document.body.addEventListener("htmx:sendError", function () {
+    showBanner();
+    var toasts = document.getElementById("toasts");
+    if (!toasts) return;
+    toasts.innerHTML = "";
+    var toast = document.createElement("div");
+    toast.className = "toast toast-error";
+    toast.setAttribute("data-toast", "");
+    toast.setAttribute("role", "alert");
+    toast.textContent = sheet.dataset.sendError || "";
+    toasts.appendChild(toast);
+  });
   document.addEventListener("zodiac:change", function (event) {
     var detail = event.detail || {};
     if (detail.cursor && detail.cursor <= ownCursor) return;

@@ -202,3 +202,19 @@ def test_a_player_with_an_account_joins_with_the_code(browser, app_url):
 
     expect(page.get_by_role("article", name="Aiko")).to_be_visible()
     assert Character.objects.get(pk=aiko.pk).player == mei
+
+
+def test_a_roll_without_network_says_it_was_not_recorded(browser, app_url, table):
+    a_hard_fight(table["aiko"])
+    page = open_sheet(browser, app_url, table["mei"], table["aiko"])
+
+    page.context.set_offline(True)
+    page.get_by_role("button", name=re.compile("^Tirar")).first.click()
+
+    expect(page.get_by_role("alert")).to_contain_text("la tirada no se ha registrado")
+    expect(page.locator("#offline")).to_be_visible()
+    assert not StateEvent.objects.filter(event__kind="save").exists()
+    page.context.set_offline(False)
+    page.get_by_role("button", name=re.compile("^Tirar")).first.click()
+    expect(page.locator(".toast").last).to_contain_text(re.compile(r"\d"))
+    assert StateEvent.objects.filter(event__kind="save").count() == 1
