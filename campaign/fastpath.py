@@ -155,7 +155,7 @@ def refresh_keys(campaign_id: int, cursor: int, lang: str, query: dict) -> list[
         wanted = [pk for pk in pks.split(",") if pk]
     else:
         wanted = query.get("pj", [])
-        if not all(pk.isdigit() for pk in wanted):
+        if not all(pk.isascii() and pk.isdigit() for pk in wanted):
             return None
     return [(*base, "card", int(pk)) for pk in wanted] + [(*base, "panels")]
 

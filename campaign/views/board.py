@@ -173,7 +173,7 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
     # This session may now be answered from memory for a few seconds (campaign.fastpath).
     fastpath.grant(session_key=request.session.session_key, slug=slug, campaign_id=campaign.pk)
     wanted = request.GET.getlist("pj")
-    if not all(pk.isdigit() for pk in wanted):
+    if not all(pk.isascii() and pk.isdigit() for pk in wanted):
         return HttpResponseBadRequest(_("Unknown PJ."))
     everyone = request.GET.get("all") == "1"
     parts = shared_parts(request, campaign, None if everyone else [int(pk) for pk in wanted])

@@ -38,7 +38,8 @@ def _viewer(request: HttpRequest, slug: str) -> tuple[Membership, history.Viewer
 
 
 def _int(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and len(value) < 12 else None
+    # isascii: "²".isdigit() is true, and int("²") raises.
+    return int(value) if value and value.isascii() and value.isdigit() and len(value) < 12 else None
 
 
 def _names(campaign: Campaign) -> dict[int, str]:

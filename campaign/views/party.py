@@ -164,7 +164,7 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     seq = (request.POST.get("seq") or "").strip()
     event = None
-    if seq.isdigit():
+    if seq.isascii() and seq.isdigit():
         event = (
             StateEvent.objects.filter(campaign=campaign, seq=int(seq))
             .select_related("character")

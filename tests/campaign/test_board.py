@@ -88,6 +88,7 @@ def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_s
         # Shared by every DJ page: no CSRF token, no idempotency key of anyone's.
         assert "csrfmiddlewaretoken" not in html and 'name="key"' not in html
     assert dj_client.get(url, {"pj": "x"}, headers=HX).status_code == 400
+    assert dj_client.get(url, {"pj": "²"}, headers=HX).status_code == 400
 
 
 @pytest.mark.django_db(transaction=True)
@@ -725,7 +726,7 @@ def test_a_refused_void_shows_the_engines_explanation(dj_client, campaign, aiko)
 
 
 def test_void_of_an_unknown_event_is_404(dj_client, campaign):
-    for seq in ("999", "", "uno"):
+    for seq in ("999", "", "uno", "²", "99999999999999999999"):
         response = dj_client.post(
             reverse("void", args=["kiso"]), {"seq": seq, "reason": "x"}, headers=HX
         )

@@ -105,7 +105,7 @@ def test_a_refresh_of_everyone_needs_the_list_of_cards(hub):
     assert answer(scope(query=b"all=1")) == b"<article>7</article><p>clock</p>"
 
 
-@pytest.mark.parametrize("query", [b"pj=x", b"pj=7&pj=%3Cscript%3E"])
+@pytest.mark.parametrize("query", [b"pj=x", b"pj=7&pj=%3Cscript%3E", b"pj=%C2%B2"])
 def test_odd_queries_go_to_django(hub, query):
     rendered()
     fastpath.grant(session_key="s1", slug="kiso", campaign_id=3)

@@ -98,6 +98,16 @@ def test_a_long_log_comes_in_windows(client, dj, campaign, aiko):
     assert last.count('class="timeline-row') == 100
 
 
+@pytest.mark.parametrize("value", ["²", "١٢", "-1", "abc", "99999999999999999999"])
+def test_a_page_or_pj_that_is_not_a_plain_number_is_ignored(client, dj, table, value):
+    # "²".isdigit() is true, but int("²") raises: it must not be a 500.
+    client.force_login(dj)
+
+    for name, args in (("history", []), ("session_detail", [1])):
+        assert get(client, name, *args, desde=value).status_code == 200
+        assert get(client, name, *args, pj=value).status_code == 200
+
+
 def test_the_session_page_stays_within_a_few_queries(
     client, dj, campaign, aiko, kenji, django_assert_max_num_queries
 ):
