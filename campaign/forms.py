@@ -48,7 +48,8 @@ def _flag(data: QueryDict, name: str, default: bool = False) -> bool:
 
 
 def _text(data: QueryDict, name: str) -> str:
-    value = " ".join((data.get(name) or "").split())
+    # No NUL: PostgreSQL refuses it in jsonb and in a text column.
+    value = " ".join((data.get(name) or "").replace("\x00", "").split())
     if len(value) > MAX_TEXT:
         raise ValidationError(
             _("Keep it under %(max)s characters.") % {"max": MAX_TEXT}, code="too_long"

@@ -68,6 +68,8 @@ def invitation_create(*, character: Character, by: AbstractBaseUser) -> Invitati
 def invitation_find(*, token: str = "", code: str = "") -> Invitation | None:
     """The pending invitation with this link token or code, or None."""
     found = Invitation.objects.select_related("campaign", "character")
+    if "\x00" in token:  # never a token, and PostgreSQL refuses it in a query
+        return None
     if token:
         invitation = found.filter(token=token).first()
     elif code_normalize(code):

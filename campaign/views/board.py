@@ -211,7 +211,7 @@ def _render_card(
 
 
 def idempotency_key(request: HttpRequest) -> str:
-    key = (request.POST.get("key") or "").strip()
+    key = (request.POST.get("key") or "").replace("\x00", "").strip()
     return f"{request.user.pk}:{key}"[:100] if key else ""
 
 

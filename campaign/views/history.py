@@ -145,7 +145,8 @@ def session_recap(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     if not viewer.is_dj:
         raise Http404("No such session.")
     session = _session(membership, number)
-    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").strip()
+    # No NUL: PostgreSQL refuses it in a text column.
+    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
     if len(recap) > RECAP_MAX:
         messages.error(
             request,

@@ -172,7 +172,7 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
         )
     if event is None:
         return _party_refuse(request, campaign, _("No such event."), 404)
-    reason = " ".join((request.POST.get("reason") or "").split())[:500]
+    reason = " ".join((request.POST.get("reason") or "").replace("\x00", "").split())[:500]
     if not reason:
         return _party_refuse(request, campaign, _("Say why the event is voided."), 422)
     return _void(request, campaign, event, reason)

@@ -725,6 +725,24 @@ def test_a_refused_void_shows_the_engines_explanation(dj_client, campaign, aiko)
     assert not sleep.is_void
 
 
+def test_nul_bytes_in_typed_text_are_dropped_not_a_500(dj_client, campaign, aiko):
+    # PostgreSQL refuses NUL in a text column and in jsonb.
+    act(dj_client, campaign, aiko, action="suffer", type="afeccion", grade="leve", source="a\x00b")
+    act(dj_client, campaign, aiko, action="special", name="c\x00d", key="k\x00")
+    wound = last(campaign)
+    voided = dj_client.post(
+        reverse("void", args=["kiso"]), {"seq": wound.seq, "reason": "e\x00f"}, headers=HX
+    )
+
+    assert voided.status_code == 200
+    assert events(campaign)[-2:] == [
+        {**events(campaign)[-2], "source": "ab"},
+        {**events(campaign)[-1], "name": "cd"},
+    ]
+    wound.refresh_from_db()
+    assert wound.void_reason == "ef"
+
+
 def test_void_of_an_unknown_event_is_404(dj_client, campaign):
     for seq in ("999", "", "uno", "²", "99999999999999999999"):
         response = dj_client.post(

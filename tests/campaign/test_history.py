@@ -188,6 +188,17 @@ def test_the_dj_edits_a_recap_and_a_player_cannot(client, dj, player, table):
     assert "demasiado largo" in too_long.content.decode()
 
 
+def test_a_nul_byte_in_a_recap_is_dropped_not_a_500(client, dj, table):
+    # PostgreSQL refuses NUL in a text column.
+    client.force_login(dj)
+
+    response = client.post(reverse("session_recap", args=["kiso", 1]), {"recap": "a\x00b"})
+
+    assert response.status_code == 302
+    table["one"].refresh_from_db()
+    assert table["one"].recap == "ab"
+
+
 # -- what each PJ carries ----------------------------------------------------------------
 
 

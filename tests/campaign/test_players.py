@@ -230,6 +230,15 @@ def test_a_spent_or_unknown_link_says_so_with_a_404(client, joined):
         assert "no es válida" in response.content.decode()
 
 
+def test_a_link_with_a_nul_byte_is_unknown_not_a_500(client, aiko, dj):
+    # PostgreSQL refuses NUL in a text parameter: it must never reach the query.
+    services.invitation_create(character=aiko, by=dj)
+
+    response = client.get("/unirse/abc%00def/")
+
+    assert response.status_code == 404
+
+
 def test_the_code_leads_to_the_invitation(client, aiko, dj):
     invitation = services.invitation_create(character=aiko, by=dj)
     typed = f" {invitation.code[:4].lower()} {invitation.code[4:]} "
@@ -312,6 +321,22 @@ def test_the_player_rolls_their_own_pending_check(client, campaign, joined, play
     client.post(
         reverse("sheet_roll", args=["kiso", joined.pk]), {"check": check, "key": "k1"}, headers=HX
     )
+    assert StateEvent.objects.filter(campaign=campaign, event__kind="save").count() == 1
+
+
+def test_a_roll_with_a_nul_byte_in_its_key_is_not_a_500(client, campaign, joined, player):
+    suffer(campaign, joined, "shock", "grave")
+    services.event_record(campaign=campaign, character=joined, event={"kind": "turn_end"})
+    client.force_login(player)
+    check = campaign.characters.get(pk=joined.pk).snapshot.state["pending"][0]["check"]
+
+    response = client.post(
+        reverse("sheet_roll", args=["kiso", joined.pk]),
+        {"check": check, "key": "k\x001"},
+        headers=HX,
+    )
+
+    assert response.status_code == 200
     assert StateEvent.objects.filter(campaign=campaign, event__kind="save").count() == 1
 
 
