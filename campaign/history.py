@@ -41,7 +41,8 @@ def viewer_for(*, campaign: Campaign, user, is_dj: bool) -> Viewer:
     if is_dj:
         return Viewer(None)
     own = list(Character.objects.filter(campaign=campaign, player=user))
-    secret = {name for c in own for name in (c.secret_names or [])}
+    # Lowercase, as the scrubbing compares: a name kept with capitals stays hidden too.
+    secret = {name.lower() for c in own for name in (c.secret_names or [])}
     return Viewer({c.pk for c in own}, secret)
 
 
@@ -234,11 +235,13 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
             out.append(
                 _("%(type)s %(grade)s cleared") % {"type": label, "grade": grades[grade][code]}
             )
-    hidden = secret if for_player else set()
-    for name in sorted(set(after["specials"]) - set(before["specials"]) - hidden):
-        out.append(_("Gains %(name)s") % {"name": texts.special_label(name, code)})
-    for name in sorted(set(before["specials"]) - set(after["specials"]) - hidden):
-        out.append(_("Loses %(name)s") % {"name": texts.special_label(name, code)})
+    hidden = {name.lower() for name in secret} if for_player else set()
+    for name in sorted(set(after["specials"]) - set(before["specials"])):
+        if name.lower() not in hidden:
+            out.append(_("Gains %(name)s") % {"name": texts.special_label(name, code)})
+    for name in sorted(set(before["specials"]) - set(after["specials"])):
+        if name.lower() not in hidden:
+            out.append(_("Loses %(name)s") % {"name": texts.special_label(name, code)})
     for key, value in after["modifiers"].items():
         old = before["modifiers"].get(key, 0)
         if value != old:

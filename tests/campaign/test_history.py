@@ -138,6 +138,28 @@ def test_a_player_reads_their_own_pj_and_the_party_time_without_secrets(
     assert get(client, "event_detail", table["wrong"].seq).status_code == 404
 
 
+def test_a_secret_name_with_capitals_stays_hidden_from_the_player(
+    client, campaign, player, table, aiko
+):
+    # Names the app records are lowercase, but a backup or the services may keep capitals;
+    # the sheet hides "Marcado" (the same name): the history must too.
+    special = record(aiko, None, kind="special", name="Marcado", on=True)
+    services.character_secrets_set(character=aiko, add=["Marcado"], remove=())
+    client.force_login(player)
+
+    pages = [
+        get(client, "history"),
+        get(client, "session_detail", 2),
+        get(client, "session_log", 2, "md"),
+        get(client, "event_detail", special.seq),
+        get(client, "sheet", aiko.pk),
+    ]
+
+    for response in pages:
+        assert response.status_code == 200
+        assert "marcado" not in response.content.decode().lower(), response.request["PATH_INFO"]
+
+
 # -- one event --------------------------------------------------------------------------
 
 
