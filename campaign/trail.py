@@ -143,6 +143,9 @@ def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) ->
     label = event_label(record.event)
     if roll is not None:
         die, score = roll
+        if isinstance(record.event.get("ts_roll"), int):
+            # A repeated idempotency key returns the first record: show the die it holds.
+            die = record.event["ts_roll"]
         label += " " + _("(1d6 = %(die)s against %(score)s)") % {"die": die, "score": score}
     who = record.character.name if record.character_id else _("Everyone")
     lines = []

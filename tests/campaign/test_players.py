@@ -324,6 +324,25 @@ def test_the_player_rolls_their_own_pending_check(client, campaign, joined, play
     assert StateEvent.objects.filter(campaign=campaign, event__kind="save").count() == 1
 
 
+def test_a_double_tapped_roll_shows_the_die_that_was_recorded(
+    client, campaign, joined, player, monkeypatch
+):
+    suffer(campaign, joined, "shock", "grave")
+    services.event_record(campaign=campaign, character=joined, event={"kind": "turn_end"})
+    client.force_login(player)
+    url = reverse("sheet_roll", args=["kiso", joined.pk])
+    check = campaign.characters.get(pk=joined.pk).snapshot.state["pending"][0]["check"]
+
+    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 1)  # a 2 on the die
+    first = client.post(url, {"check": check, "key": "k1"}, headers=HX).content.decode()
+    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 5)  # a 6 on the die
+    again = client.post(url, {"check": check, "key": "k1"}, headers=HX).content.decode()
+
+    # The second tap records nothing: its toast is the first roll's, die and all.
+    assert "1d6 = 2" in first
+    assert "1d6 = 2" in again and "1d6 = 6" not in again
+
+
 def test_a_roll_with_a_nul_byte_in_its_key_is_not_a_500(client, campaign, joined, player):
     suffer(campaign, joined, "shock", "grave")
     services.event_record(campaign=campaign, character=joined, event={"kind": "turn_end"})
