@@ -30,6 +30,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import rules
+from rules.vocab import TIME_UNITS
 
 from .models import (
     Campaign,
@@ -55,6 +56,9 @@ IMPORT_BATCH = 1000
 # The largest whole number a seq, joined_seq or session number may be (an integer column).
 _INT_MAX = 2**31 - 1
 _NAME_MAX = Campaign._meta.get_field("name").max_length
+# The most of one unit a time event may pass at once, as on the board (forms._amount): the
+# engine walks every day of it, so a hand-made 10^30 rounds would hold the import for ever.
+_TIME_MAX = 10_000
 _PJ_NAME_MAX = Character._meta.get_field("name").max_length
 _TITLE_MAX = GameSession._meta.get_field("title").max_length
 _ENTRY_NAME_MAX = CatalogueEntry._meta.get_field("name").max_length
@@ -652,6 +656,14 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                 _("%(place)s: unknown event kind “%(kind)s”.")
                 % {"place": f"{place}.event.kind", "kind": kind}
             )
+        if kind == "time":
+            for unit in TIME_UNITS:
+                amount = event.get(unit)
+                if type(amount) in (int, float) and amount > _TIME_MAX:
+                    raise BackupError(
+                        _("%(place)s is too large (at most %(max)s).")
+                        % {"place": f"{place}.event.{unit}", "max": _TIME_MAX}
+                    )
         events.append(
             _Event(
                 place=place,

@@ -1,6 +1,7 @@
 """Campaign backups: the export, the import that re-folds the log, bad files, the pages."""
 
 import json
+import signal
 from datetime import timedelta
 from io import StringIO
 
@@ -872,6 +873,27 @@ def test_numbers_beyond_an_integer_column_are_refused(small):
     assert refused(document, dj, lang="en") == (
         f"events[{len(document['events']) - 1}].seq is too large (at most 2147483647)."
     )
+
+
+@pytest.mark.parametrize(("unit", "amount"), [("rounds", 10**30), ("minutes", 1e300)])
+def test_more_time_at_once_than_the_board_records_is_refused_not_folded(small, unit, amount):
+    # The engine walks every day of a time event (a day without Descanso, an infection):
+    # 10^30 rounds would hold the import (any logged-in user's) for ever.
+    document, dj = small
+    last = len(document["events"]) - 1
+    document["events"][last]["event"] = {"kind": "time", unit: amount, "seed": 1}
+
+    def too_slow(*args):
+        raise AssertionError("the import folded the time event")
+
+    signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(10)
+    try:
+        message = refused(document, dj, lang="en")
+    finally:
+        signal.alarm(0)
+
+    assert message == f"events[{last}].event.{unit} is too large (at most 10000)."
 
 
 def test_an_event_the_engine_chokes_on_is_named_not_a_crash(small, monkeypatch):
