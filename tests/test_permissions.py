@@ -29,7 +29,7 @@ from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import resolve_url
 from django.test import Client, override_settings
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
 from campaign import services
 from campaign.models import (
@@ -540,6 +540,27 @@ class TestOnOneWorld:
             url, {"action": "safe", "check": "x"}, headers={"X-CSRFToken": token}
         )
         assert accepted.status_code not in (403, 404)
+
+    @pytest.mark.parametrize("role", ["player", "dj"])
+    def test_a_twenty_digit_number_in_a_url_is_404(self, world, role):
+        """Beyond any integer column (PostgreSQL's is 2^31 - 1): never a DataError, a 500."""
+        huge = "9" * 20
+        numbered = [
+            name
+            for name, arguments in URL_ARGUMENTS.items()
+            if {"pk", "seq", "number"} & set(arguments)
+        ]
+        assert {"event_detail", "session_detail", "sheet", "card"} <= set(numbered)
+        client = world.client(role)
+        for name in numbered:
+            url = world.url(name, TARGETS.get(name, DEFAULT_TARGETS)[0])
+            kwargs = {
+                argument: huge if argument in ("pk", "seq", "number") else value
+                for argument, value in resolve(url.split("?")[0]).kwargs.items()
+            }
+            for method in METHODS:
+                response = getattr(client, method.lower())(reverse(name, kwargs=kwargs))
+                assert response.status_code in (404, 405), (name, method)
 
     def test_a_players_live_view_carries_no_other_pj_and_no_secret(self, world):
         with_secrets(world)
