@@ -68,8 +68,9 @@ def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
             .order_by("-seq")
             .values_list("seq", flat=True)[: size + 1]
         )
-        nav["previous"] = earlier[size] if len(earlier) > size else 0
-        nav["has_previous"] = True
+        if earlier:  # a hand-typed `desde` may start before anything the filters keep
+            nav["previous"] = earlier[size] if len(earlier) > size else 0
+            nav["has_previous"] = True
     return window, nav
 
 

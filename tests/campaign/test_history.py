@@ -108,6 +108,20 @@ def test_a_page_or_pj_that_is_not_a_plain_number_is_ignored(client, dj, table, v
         assert get(client, name, *args, pj=value).status_code == 200
 
 
+def test_no_earlier_link_when_nothing_earlier_passes_the_filter(client, dj, table, kenji):
+    client.force_login(dj)
+    first = (
+        StateEvent.objects.filter(character=kenji).order_by("seq").values_list("seq", flat=True)
+    )[0]
+    earlier_others = StateEvent.objects.filter(seq__lt=first).exclude(character=kenji)
+    assert earlier_others.exists()  # the window starts after events the filter leaves out
+
+    html = get(client, "history", pj=kenji.pk, desde=1).content.decode()
+
+    assert f'id="e{first}"' in html
+    assert "Anteriores" not in html
+
+
 def test_the_session_page_stays_within_a_few_queries(
     client, dj, campaign, aiko, kenji, django_assert_max_num_queries
 ):
