@@ -32,6 +32,7 @@ from django.utils.translation import gettext_lazy
 import rules
 from rules.vocab import TIME_UNITS
 
+from . import cards
 from .models import (
     Campaign,
     CatalogueEntry,
@@ -598,11 +599,16 @@ def _sessions(items: list, refs: set[int]) -> list[_Session]:
                 )
             open_place = place
         summary = _get(item, "sheet_summary", place, "object", default={})
-        for key in summary:
-            if not (key.isdigit() and int(key) in refs):
+        for key, sheet in summary.items():
+            if not (key.isascii() and key.isdigit() and int(key) in refs):
                 raise BackupError(
                     _("%(place)s: no PJ of the file has the ref %(ref)s.")
                     % {"place": f"{place}.sheet_summary", "ref": key}
+                )
+            if not _sheet_readable(sheet):
+                raise BackupError(
+                    _("%(place)s is not an end-of-session sheet this app can read.")
+                    % {"place": f"{place}.sheet_summary.{key}"}
                 )
         sessions.append(
             _Session(
@@ -615,6 +621,17 @@ def _sessions(items: list, refs: set[int]) -> list[_Session]:
             )
         )
     return sessions
+
+
+def _sheet_readable(sheet: object) -> bool:
+    """Whether the end-of-session sheets page can show this summary (session_end's shape)."""
+    if not isinstance(sheet, dict) or not isinstance(sheet.get("state"), dict):
+        return False
+    try:
+        cards.build(Character(name="", attributes={}), sheet["state"])
+    except Exception:  # a key missing, a value of another type: the page would fail alike
+        return False
+    return True
 
 
 def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:

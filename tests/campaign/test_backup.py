@@ -30,6 +30,7 @@ from campaign.models import (
     Membership,
     StateEvent,
 )
+from rules import initial_state, public_state
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -894,6 +895,34 @@ def test_more_time_at_once_than_the_board_records_is_refused_not_folded(small, u
         signal.alarm(0)
 
     assert message == f"events[{last}].event.{unit} is too large (at most 10000)."
+
+
+def test_an_end_of_session_sheet_the_page_cannot_read_is_refused(small, client):
+    # Imported as it is, it made the session's end-of-session sheets a 500.
+    document, dj = small
+    document["sessions"][0]["ended_at"] = document["events"][-1]["created_at"]
+    state = public_state(initial_state())
+    good = json.loads(json.dumps(document))
+    good["sessions"][0]["sheet_summary"] = {"1": {"name": "Aiko", "state": state}}
+    campaign = campaign_import(json.dumps(good), dj=dj).campaign
+    client.force_login(dj)
+    assert client.get(reverse("session_sheets", args=[campaign.slug, 1])).status_code == 200
+
+    for summary in (
+        {"1": {"name": "Aiko"}},
+        {"1": "Aiko"},
+        {"1": {"name": "Aiko", "state": {"marks": {}}}},
+        {"1": {"name": "Aiko", "state": {**state, "pending": [{"check": "x"}]}}},
+    ):
+        document["sessions"][0]["sheet_summary"] = summary
+        assert refused(document, dj, lang="en") == (
+            "sessions[0].sheet_summary.1 is not an end-of-session sheet this app can read."
+        )
+    assert "no es una hoja de fin de sesión" in refused(document, dj)
+    document["sessions"][0]["sheet_summary"] = {"\u00b2": {}}
+    assert refused(document, dj, lang="en") == (
+        "sessions[0].sheet_summary: no PJ of the file has the ref \u00b2."
+    )
 
 
 def test_an_event_the_engine_chokes_on_is_named_not_a_crash(small, monkeypatch):
