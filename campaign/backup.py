@@ -861,11 +861,15 @@ def campaign_import(
     the DJ a member and links no PJ to a player: a file must not put a campaign on other
     people's home pages. The DJ invites the players again.
     """
-    backup = backup_check(backup_parse(data))
+    document = backup_parse(data)
+    backup = backup_check(document)
     if name.strip():
         backup.name = _name({"name": name}, "name", "", _NAME_MAX)
     notes: list[str] = []
     try:
+        # Half a surrogate pair is no text: PostgreSQL refuses it, SQLite keeps it escaped in
+        # a JSON column and then no page that shows it can be sent (UnicodeEncodeError).
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
         users = _users(backup)
         djs, members, players = _people(backup, users, dj, notes)
         if not link_accounts and (members or players):

@@ -58,7 +58,7 @@ def event_label(event: dict) -> str:
             return texts.card(event["type"], event["grade"], event.get("variant"), lang=code)[
                 "title"
             ]
-        except KeyError:
+        except (KeyError, TypeError):  # a void event is stored as it came (a backup)
             return _("Suffers %(what)s") % {"what": f"{event.get('type')} {event.get('grade')}"}
     if kind in ("heal", "surgery"):
         what = _("Curación") if kind == "heal" else _("Cirugía")
@@ -70,7 +70,7 @@ def event_label(event: dict) -> str:
     if kind == "save":
         try:
             label = texts.check_text(event["check"], code)["label"]
-        except KeyError:
+        except (KeyError, TypeError):
             label = str(event.get("check"))
         result = _("success") if event.get("success") else _("failure")
         if isinstance(event.get("ts_roll"), int):
@@ -83,7 +83,7 @@ def event_label(event: dict) -> str:
     if kind == "dismiss":
         try:
             label = texts.check_text(event["check"], code)["label"]
-        except KeyError:
+        except (KeyError, TypeError):
             label = str(event.get("check"))
         return _("Dismissed: %(check)s") % {"check": label}
     if kind == "time":
@@ -111,14 +111,14 @@ def event_label(event: dict) -> str:
     if kind == "recover":
         try:
             title = texts.card(event["type"], event["grade"], lang=code)["title"]
-        except KeyError:
+        except (KeyError, TypeError):
             title = f"{event.get('type')} {event.get('grade')}"
         return _("Recovers %(what)s") % {"what": title}
     if kind == "special":
         name = texts.special_label(str(event.get("name")), code)
         return (_("Gains %(name)s") if event.get("on") else _("Loses %(name)s")) % {"name": name}
     if kind == "attributes":
-        scores = event.get("scores") or {}
+        scores = event.get("scores") if isinstance(event.get("scores"), dict) else {}
         return _("Scores: %(scores)s") % {
             "scores": ", ".join(f"{k} {v}" for k, v in sorted(scores.items()))
         }

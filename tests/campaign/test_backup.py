@@ -829,6 +829,56 @@ def test_a_void_event_the_rules_refuse_counts_for_nothing(small):
     assert kenji.snapshot.seq == before.first().event.seq
 
 
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"kind": "suffer", "type": {}, "grade": "leve"},
+        {"kind": "recover", "type": ["heridas"], "grade": "leve"},
+        {"kind": "save", "check": {"a": 1}, "success": True},
+        {"kind": "dismiss", "check": []},
+        {"kind": "attributes", "scores": [1, 2]},
+    ],
+)
+def test_the_pages_read_a_void_event_of_any_shape(small, client, event):
+    """A void event the rules refuse is imported as it is (above): the pages that name it
+    (board, history, session, its timeline picture, its own page) must still answer."""
+    document, dj = small
+    document["events"].append(
+        {
+            **document["events"][-1],
+            "seq": 50,
+            "character": 1,
+            "event": {**event, "seed": 3},
+            "void_at": document["events"][-1]["created_at"],
+            "void_by": "small-dj",
+            "void_reason": "mal",
+        }
+    )
+    slug = campaign_import(json.dumps(document), dj=dj).campaign.slug
+    client.force_login(dj)
+
+    for name, args in (
+        ("board", []),
+        ("history", []),
+        ("session_detail", [1]),
+        ("session_timeline_svg", [1]),
+        ("session_log", [1, "md"]),
+        ("event_detail", [50]),
+    ):
+        assert client.get(reverse(name, args=[slug, *args])).status_code == 200, name
+
+
+def test_half_a_surrogate_pair_in_an_event_is_a_refusal_on_any_database(small):
+    # SQLite keeps it in a JSON column (escaped), and then no page naming it can be sent.
+    document, dj = small
+    document["events"][0]["event"]["source"] = "veneno"
+    text = json.dumps(document).replace('"veneno"', '"veneno \\ud800"', 1)
+
+    message = refused(text, dj, lang="en")
+
+    assert message.startswith("The database refused the file's content")
+
+
 def test_seq_may_have_gaps_and_last_seq_follows_the_file(small):
     document, dj = small
     for n, event in enumerate(document["events"]):
