@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -287,7 +288,7 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
             }
         return [
             str(row.seq),
-            row.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            timezone.localtime(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),  # as on the pages
             row.clock_text,
             str(row.round),
             row.actor,

@@ -2,11 +2,13 @@
 sheets, printable cards and the session log exports, for the DJ and for a player."""
 
 import csv
+import datetime as dt
 import io
 import re
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from campaign import services
 from campaign.models import Campaign, StateEvent
@@ -302,6 +304,19 @@ def test_the_session_log_as_csv_for_a_player_has_no_secrets(client, player, tabl
     assert rows[0][0] == "#" and len(rows) > 2
     assert all("Kenji" not in cell and "ponzoña" not in cell for row in rows for cell in row)
     assert get(client, "session_log", 1, "pdf").status_code == 404
+
+
+def test_the_session_log_gives_the_time_the_pages_give(client, dj, table):
+    # The pages show the wall time in TIME_ZONE (Europe/Madrid); the exports did in UTC.
+    client.force_login(dj)
+    event = StateEvent.objects.filter(session=table["one"]).order_by("seq").first()
+    local = timezone.localtime(event.created_at).strftime("%Y-%m-%d %H:%M:%S")
+    utc = event.created_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+    assert local != utc
+
+    for fmt in ("csv", "md"):
+        text = get(client, "session_log", 1, fmt).content.decode()
+        assert local in text and utc not in text, fmt
 
 
 def test_strangers_get_404(client, table):
