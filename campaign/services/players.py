@@ -79,10 +79,12 @@ def invitation_find(*, token: str = "", code: str = "") -> Invitation | None:
     return invitation if invitation is not None and invitation.is_pending else None
 
 
-def invitation_cancel(*, invitation: Invitation) -> None:
-    """The DJ takes back an invitation nobody used yet."""
-    Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True).update(
-        revoked_at=timezone.now()
+def invitation_cancel(*, invitation: Invitation) -> bool:
+    """The DJ takes back an invitation nobody used yet; False when it was already used."""
+    return bool(
+        Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
     )
 
 

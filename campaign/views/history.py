@@ -253,6 +253,12 @@ def _session_rows(membership, viewer, session) -> list[history.Row]:
     return history.rows(campaign=campaign, events=events, viewer=viewer, names=_names(campaign))
 
 
+def _spreadsheet_safe(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting like a formula gets a quote
+    first (names and reasons are typed by people)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -304,7 +310,7 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
         writer = csv.writer(buffer)
         writer.writerow(headers)
         for row in rows:
-            writer.writerow(values(row))
+            writer.writerow([_spreadsheet_safe(value) for value in values(row)])
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
         return response

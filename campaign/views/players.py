@@ -94,10 +94,15 @@ def invite(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def invitation_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     invitation = get_object_or_404(Invitation, campaign=campaign, pk=pk)
-    services.invitation_cancel(invitation=invitation)
-    messages.success(
-        request, _("Invitation for %(name)s cancelled.") % {"name": invitation.character.name}
-    )
+    name = invitation.character.name
+    if services.invitation_cancel(invitation=invitation):
+        messages.success(request, _("Invitation for %(name)s cancelled.") % {"name": name})
+    else:
+        messages.error(
+            request,
+            _("The invitation for %(name)s was already used: remove the player instead.")
+            % {"name": name},
+        )
     return redirect("players", slug=campaign.slug)
 
 

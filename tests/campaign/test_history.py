@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaign import services
 from campaign.models import Campaign, StateEvent
-from tests.factories import UserFactory
+from tests.factories import CharacterFactory, UserFactory
 
 
 @pytest.fixture
@@ -330,3 +330,25 @@ def test_strangers_get_404(client, table):
         ("event_detail", [1]),
     ):
         assert get(client, name, *args).status_code == 404, name
+
+
+def test_the_csv_log_keeps_typed_text_from_running_as_a_formula(client, dj, campaign):
+    session = services.session_start(campaign=campaign)
+    odd = CharacterFactory(campaign=campaign, name="=SUM(1+1)")
+    record(odd, dj, kind="suffer", type="heridas", grade="leve")
+    client.force_login(dj)
+
+    response = get(client, "session_log", session.number, "csv")
+
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[-1][5] == "'=SUM(1+1)"
+    assert all(not cell.startswith("=") for row in rows for cell in row)
+
+
+def test_past_the_end_the_trail_offers_a_way_back(client, dj, table):
+    client.force_login(dj)
+
+    html = get(client, "history", desde="99999").content.decode()
+
+    assert "No hay eventos que mostrar." in html
+    assert 'href="/c/kiso/historia/?final=1"' in html

@@ -461,3 +461,14 @@ def test_the_board_card_shows_the_player_or_a_way_to_invite_one(client, dj, join
 
     assert '<span class="player">mei</span>' in html
     assert f'href="/c/kiso/jugadores/#pj-{kenji.pk}">Invitar a un jugador' in html
+
+
+def test_cancelling_an_invitation_already_used_says_so(client, dj, joined):
+    client.force_login(dj)
+    invitation = Invitation.objects.get(character=joined)
+
+    response = client.post(reverse("invitation_cancel", args=["kiso", invitation.pk]), follow=True)
+
+    assert "ya se usó" in response.content.decode()
+    invitation.refresh_from_db()
+    assert invitation.revoked_at is None
