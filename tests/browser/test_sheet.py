@@ -215,6 +215,7 @@ def test_a_roll_without_network_says_it_was_not_recorded(browser, app_url, table
     expect(page.locator("#offline")).to_be_visible()
     assert not StateEvent.objects.filter(event__kind="save").exists()
     page.context.set_offline(False)
+    expect(page.locator("#offline")).to_be_hidden()  # as the message says: once it goes
     page.get_by_role("button", name=re.compile("^Tirar")).first.click()
     expect(page.locator(".toast").last).to_contain_text(re.compile(r"\d"))
     assert StateEvent.objects.filter(event__kind="save").count() == 1
