@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,8 @@ from django.test import AsyncClient  # noqa: E402
 # As in production: with DEBUG on, Django keeps the SQL of every query, bulk inserts of
 # whole states included, and the import's memory would be mostly that log.
 settings.DEBUG = False
+
+from _log import folded_events  # noqa: E402
 
 import rules  # noqa: E402
 from campaign import backup, services  # noqa: E402
@@ -95,8 +96,6 @@ def build_campaign() -> Campaign:
     snapshots = CharacterSnapshot.objects.filter(character__in=party)
     states = {s.character_id: s.state for s in snapshots}
     last = {s.character_id: s.seq for s in snapshots}
-    rng = random.Random(5)
-    blows = [("heridas", "leve"), ("fatiga", "leve"), ("shock", "leve"), ("emocion", "leve")]
     campaign.refresh_from_db()
     seq = campaign.last_seq
     start = datetime(2025, 1, 1, 18, tzinfo=UTC)
@@ -110,52 +109,27 @@ def build_campaign() -> Campaign:
         batch_events.clear()
         batch_snaps.clear()
 
-    def session_end() -> None:
+    def session_end(at: int) -> None:
         flush()
-        session.ended_at = start + timedelta(seconds=seq)
+        session.ended_at = start + timedelta(seconds=at)
         session.recap = f"Sesión {session.number}: el viaje sigue."
         session.sheet_summary = {
             str(c.pk): {"name": c.name, "state": rules.public_state(states[c.pk])} for c in party
         }
         session.save()
 
-    while seq < LOG_EVENTS:
-        if seq // per_session + 1 > (session.number if session else 0):
+    log = folded_events(party, states, options, first_seq=seq, last_seq=LOG_EVENTS)
+    for seq, event, targets, results in log:
+        number = (seq - 1) // per_session + 1
+        if number > (session.number if session else 0):
             if session is not None:
-                session_end()
+                session_end(seq - 1)
             session = GameSession.objects.create(
                 campaign=campaign,
-                number=seq // per_session + 1,
-                title=f"Sesión {seq // per_session + 1}",
-                started_at=start + timedelta(seconds=seq),
+                number=number,
+                title=f"Sesión {number}",
+                started_at=start + timedelta(seconds=seq - 1),
             )
-        seq += 1
-        if seq % 5 == 0:
-            event = {"kind": "time", "minutes": 2, "activity": "reposo", "calm": True}
-            targets = party
-        else:
-            target = party[rng.randrange(PARTY)]
-            state = states[target.pk]
-            if state["pending"]:
-                p = state["pending"][0]
-                event = {"kind": "save", "check": p["check"], "success": True}
-            else:
-                t, g = rng.choice(blows)
-                event = {"kind": "suffer", "type": t, "grade": g}
-                if t == "emocion":
-                    event["variant"] = "miedo"
-            targets = [target]
-        event["seed"] = seq
-        results = {}
-        for t in targets:
-            try:
-                results[t.pk] = rules.apply(states[t.pk], event, options)
-            except rules.RuleError:
-                results = None
-                break
-        if results is None:
-            seq -= 1
-            continue
         created_at = start + timedelta(seconds=seq)
         void = seq % VOID_EVERY == 0  # recorded, then undone at once (Deshacer)
         record = StateEvent(

@@ -14,7 +14,6 @@ must point at an empty database that may be written to).
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import sys
 import tempfile
@@ -33,13 +32,13 @@ import django  # noqa: E402
 
 django.setup()
 
+from _log import folded_events  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-import rules  # noqa: E402
 from campaign import services  # noqa: E402
 from campaign.models import (  # noqa: E402
     Campaign,
@@ -73,9 +72,11 @@ def build_campaign() -> tuple[Campaign, list, object]:
         for n in range(PARTY)
     ]
     options = campaign.rule_options()
-    states = {c.pk: c.snapshot.state for c in party}
-    rng = random.Random(5)
-    blows = [("heridas", "leve"), ("fatiga", "leve"), ("shock", "leve"), ("emocion", "leve")]
+    # Read back: the PJ that character_create returns holds its snapshot from before its
+    # `attributes` event.
+    states = {
+        s.character_id: s.state for s in CharacterSnapshot.objects.filter(character__in=party)
+    }
     campaign.refresh_from_db()
     seq = campaign.last_seq
     batch_events, batch_snaps = [], []
@@ -86,34 +87,8 @@ def build_campaign() -> tuple[Campaign, list, object]:
         batch_events.clear()
         batch_snaps.clear()
 
-    while seq < LOG_EVENTS:
-        seq += 1
-        if seq % 5 == 0:
-            event = {"kind": "time", "minutes": 2, "activity": "reposo", "calm": True}
-            targets = party
-        else:
-            target = party[rng.randrange(PARTY)]
-            state = states[target.pk]
-            if state["pending"]:
-                p = state["pending"][0]
-                event = {"kind": "save", "check": p["check"], "success": True}
-            else:
-                t, g = rng.choice(blows)
-                event = {"kind": "suffer", "type": t, "grade": g}
-                if t == "emocion":
-                    event["variant"] = "miedo"
-            targets = [target]
-        event["seed"] = seq
-        results = {}
-        for t in targets:
-            try:
-                results[t.pk] = rules.apply(states[t.pk], event, options)
-            except rules.RuleError:
-                results = None
-                break
-        if results is None:
-            seq -= 1
-            continue
+    log = folded_events(party, states, options, first_seq=seq, last_seq=LOG_EVENTS)
+    for seq, event, targets, results in log:
         record = StateEvent(
             campaign=campaign,
             character=None if len(targets) > 1 else targets[0],
