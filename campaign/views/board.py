@@ -294,13 +294,19 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not request.htmx:
         messages.success(request, toast["text"])
         return redirect("board", slug=campaign.slug)
-    return with_cursor(_render_card(request, campaign, character, toast=toast), campaign)
+    return with_cursor(
+        _render_card(request, campaign, character, toast=toast), campaign, covers=[character.pk]
+    )
 
 
-def with_cursor(response: HttpResponse, campaign: Campaign) -> HttpResponse:
-    """Tell the page the change cursor its answer reflects: it then skips the live refresh
-    of its own change (board.js)."""
+def with_cursor(
+    response: HttpResponse, campaign: Campaign, *, covers: list[int] | None = None
+) -> HttpResponse:
+    """Tell the page the change cursor its answer reflects and the cards it holds (`covers`,
+    or None for every card): the page then skips the live news of those cards up to that
+    cursor (live.js), and still refreshes the others."""
     response["X-Change-Cursor"] = str(campaign.change_cursor)
+    response["X-Change-Pj"] = "all" if covers is None else " ".join(map(str, covers))
     return response
 
 

@@ -126,4 +126,5 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     html += render_to_string(TEMPLATE + "#toast", context, request)
     response = HttpResponse(html, status=status)
     response["X-Change-Cursor"] = str(campaign.change_cursor)
+    response["X-Change-Pj"] = str(character.pk)
     return response

@@ -9,35 +9,21 @@
 
   // -- live: another page changed something; fetch our own rendering of it -----------
   // One request per change: the named cards (or all) and the panels, swapped out of band.
-  // The cursor of this page's own last answer: the stream's news of it is no news here.
-  // While this page waits for its own answer, news waits too (it may be that answer's).
-  var ownCursor = 0;
-  var posting = 0;
-  var waiting = [];
-  document.body.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") posting += 1;
-  });
-  document.body.addEventListener("htmx:afterRequest", function (event) {
-    var xhr = event.detail.xhr;
-    var cursor = xhr && Number(xhr.getResponseHeader("X-Change-Cursor"));
-    if (cursor > ownCursor) ownCursor = cursor;
-    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") {
-      posting = Math.max(0, posting - 1);
-      if (!posting) waiting.splice(0).forEach(refresh);
-    }
-  });
+  // live.js leaves out the news this page's own answers already showed.
   document.addEventListener("zodiac:change", function (event) {
-    var detail = event.detail || {};
-    if (posting) waiting.push(detail); else refresh(detail);
+    refresh(event.detail || {});
   });
 
   function refresh(detail) {
-    if (detail.cursor && detail.cursor <= ownCursor) return;
     var query = detail.all ? "all=1" : (detail.pj || []).map(function (id) { return "pj=" + id; }).join("&");
     var missing = !detail.all && (detail.pj || []).some(function (id) { return !document.getElementById("pj-" + id); });
     fetch("/c/" + slug + "/refrescar/?" + query, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.text() : ""; })
-      .then(swapParts);
+      .then(function (html) {
+        // Rendered before the DJ's own action here was answered: maybe older than it.
+        if (window.zodiacLive && zodiacLive.busy()) { zodiacLive.news(detail); return; }
+        swapParts(html);
+      });
     // A PJ added, archived or restored elsewhere: the list of cards itself changed.
     if (missing) {
       htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });

@@ -4,6 +4,12 @@
 // templates/campaign/_live.html) holding #live-status, a role="status" element shown while
 // the stream is down. Every change becomes a `zodiac:change` event on document, detail
 // {cursor, pj, all}; the page then fetches its own rendering of what changed.
+//
+// The page's own actions answer with the cards they changed, already rendered: each answer
+// says the cursor it reflects (X-Change-Cursor) and the cards it holds (X-Change-Pj: ids,
+// or "all"), and the news of those cards up to that cursor is no news here. While one of
+// the page's own actions is on its way, news waits for its answer (the answer may be that
+// news), and a refresh that lands meanwhile is asked again after it (see `settled`).
 (() => {
   "use strict";
   const live = document.getElementById("live");
@@ -27,9 +33,70 @@
 
   function deliver(data) {
     cursor = data.cursor;
-    const detail = { cursor: data.cursor, pj: data.pj, all: data.all };
+    news({ cursor: data.cursor, pj: data.pj, all: data.all });
+  }
+
+  // -- the page's own answers ---------------------------------------------------------
+  let posting = 0;
+  let held = [];
+  let freshAll = 0; // every card is as new as this cursor
+  const fresh = new Map(); // PJ id -> the cursor its card is as new as
+
+  function news(detail) {
+    if (posting) {
+      held.push(detail);
+      return;
+    }
+    const at = detail.cursor || Infinity; // no cursor: the page asks for everything anew
+    if (at <= freshAll) return;
+    if (!detail.all) {
+      const pj = (detail.pj || []).filter((id) => !(fresh.get(String(id)) >= at));
+      if (!pj.length) return;
+      detail = { ...detail, pj };
+    }
     document.dispatchEvent(new CustomEvent("zodiac:change", { detail }));
   }
+
+  // Several pieces of news as one: one refresh after the wait, not one each.
+  function merged(details) {
+    const dated = details.every((d) => d.cursor);
+    return {
+      cursor: dated ? Math.max(...details.map((d) => d.cursor)) : undefined,
+      pj: [...new Set(details.flatMap((d) => d.pj || []))],
+      all: details.some((d) => d.all),
+    };
+  }
+
+  // Counted from the send to the end of the exchange, whatever its end (answer, error,
+  // abort): a request a listener cancels before it is sent is never counted.
+  document.body.addEventListener("htmx:beforeSend", (event) => {
+    const xhr = event.detail.xhr;
+    if ((event.detail.requestConfig || {}).verb !== "post" || !xhr) return;
+    posting += 1;
+    xhr.addEventListener("loadend", () => {
+      posting = Math.max(0, posting - 1);
+      if (posting) return;
+      const waiting = held;
+      held = [];
+      if (waiting.length) news(merged(waiting));
+    });
+  });
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    const xhr = event.detail.xhr;
+    const at = Number(xhr && xhr.getResponseHeader("X-Change-Cursor")) || 0;
+    const covers = (xhr && xhr.getResponseHeader("X-Change-Pj")) || "";
+    if (!at) return;
+    if (covers === "all") freshAll = Math.max(freshAll, at);
+    else covers.split(" ").filter(Boolean).forEach((id) => fresh.set(id, Math.max(fresh.get(id) || 0, at)));
+  });
+
+  window.zodiacLive = {
+    // Whether one of the page's own actions is on its way: a refresh answer that lands
+    // now may be older than that action's answer, so it is not swapped in...
+    busy: () => posting > 0,
+    // ...but asked again once the action is answered.
+    news,
+  };
 
   function since(base) {
     const url = new URL(base, window.location.href);

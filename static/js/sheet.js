@@ -10,12 +10,7 @@
   var KEEP = "zodiac-sheets-v1"; // the service worker (sw.js) reads this cache too
 
   // -- live: fetch this sheet's own rendering of what changed -------------------------
-  var ownCursor = 0;
-  document.body.addEventListener("htmx:afterRequest", function (event) {
-    var xhr = event.detail.xhr;
-    var cursor = xhr && Number(xhr.getResponseHeader("X-Change-Cursor"));
-    if (cursor > ownCursor) ownCursor = cursor;
-  });
+  // live.js leaves out the news this page's own roll already showed.
   document.body.addEventListener("htmx:afterSettle", keep);
   // A roll with no network never reached the DJ: say so, and keep the button to try again.
   document.body.addEventListener("htmx:sendError", function () {
@@ -31,9 +26,7 @@
     toasts.appendChild(toast);
   });
   document.addEventListener("zodiac:change", function (event) {
-    var detail = event.detail || {};
-    if (detail.cursor && detail.cursor <= ownCursor) return;
-    refresh(detail);
+    refresh(event.detail || {});
   });
 
   function refresh(detail) {
@@ -45,6 +38,8 @@
       if (response.status === 404 || response.status === 403) { window.location.reload(); return; }
       if (!response.ok) return;
       return response.text().then(function (html) {
+        // Rendered before the player's own roll was answered: maybe older than it.
+        if (window.zodiacLive && zodiacLive.busy()) { zodiacLive.news(detail); return; }
         swapParts(html);
         keep();
         showBanner();
@@ -88,7 +83,9 @@
     }
     document.documentElement.classList.toggle("is-offline", down);
     // Back online: catch up with everything, whatever the stream replays by itself.
-    if (wasDown && !down) refresh({ all: true });
+    if (wasDown && !down) {
+      if (window.zodiacLive) zodiacLive.news({ all: true }); else refresh({ all: true });
+    }
     wasDown = down;
   }
   window.addEventListener("online", showBanner);

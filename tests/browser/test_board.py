@@ -89,6 +89,45 @@ def test_a_second_page_sees_the_change_within_a_second(browser, app_url, table):
     assert second.evaluate("window.__noReload") is True
 
 
+def held_posts(page, pattern):
+    """Hold the page's POSTs to `pattern` until the test lets each go (`.continue_()`)."""
+    held = []
+    page.route(pattern, lambda route: held.append(route))
+    return held
+
+
+def wait_for(page, condition):
+    for _ in range(100):
+        if condition():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page never got there")
+
+
+def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
+    """Another page changes Kenji while this page's tap on Aiko is on its way: the answer to
+    the tap is newer than that news, yet it only holds Aiko's card, so Kenji's still
+    catches up."""
+    page = open_board(browser, app_url, table)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    held = held_posts(page, "**/pj/*/accion/")
+
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+    wait_for(page, lambda: held)
+    kenji = table["party"]["Kenji"]
+    services.event_record(
+        campaign=kenji.campaign,
+        character=kenji,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    page.wait_for_timeout(300)  # the news of Kenji reaches the page while the tap waits
+    held[0].continue_()
+
+    expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    expect(card(page, "Kenji").get_by_text("Fatiga Leve")).to_be_visible(timeout=1000)
+    assert page.evaluate("window.__noReload") is True
+
+
 def test_undo_voids_the_latest_event(browser, app_url, table):
     page = open_board(browser, app_url, table)
     card(page, "Aiko").get_by_role("button", name="Shock leve").click()

@@ -204,6 +204,31 @@ def test_a_player_with_an_account_joins_with_the_code(browser, app_url):
     assert Character.objects.get(pk=aiko.pk).player == mei
 
 
+def test_a_dj_change_while_a_roll_is_on_its_way_keeps_the_roll_result(browser, app_url, table):
+    """The DJ changes Aiko while the player's roll waits for its answer: the sheet does not
+    swap the card under the roll, so the answer's toast still finds its place."""
+    a_hard_fight(table["aiko"])
+    page = open_sheet(browser, app_url, table["mei"], table["aiko"])
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    marked = page.get_by_role("img", name=re.compile(": marcada$"))
+    before = marked.count()
+    held = []
+    page.route("**/hoja/tirar/", lambda route: held.append(route))
+
+    page.get_by_role("button", name=re.compile("^Tirar")).first.click()
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    record(table["aiko"], kind="suffer", type="heridas", grade="leve")
+    page.wait_for_timeout(300)  # the news reaches the sheet while the roll waits
+    held[0].continue_()
+
+    expect(page.locator("#toasts")).to_contain_text(re.compile(r"\d"))
+    expect(marked).to_have_count(before + 1)  # the DJ's wound, shown with the roll's answer
+    assert StateEvent.objects.filter(event__kind="save").count() == 1
+
+
 def test_a_roll_without_network_says_it_was_not_recorded(browser, app_url, table):
     a_hard_fight(table["aiko"])
     page = open_sheet(browser, app_url, table["mei"], table["aiko"])

@@ -232,6 +232,22 @@ def test_a_tap_records_the_blow_and_answers_the_card_with_a_toast(dj_client, cam
     assert character_state(character=aiko)["marks"]["heridas"] == ["leve"]
 
 
+def test_an_answer_says_the_cursor_it_shows_and_which_cards_it_holds(dj_client, campaign, aiko):
+    """live.js skips the news of those cards up to that cursor, and only of those."""
+    card = act(dj_client, campaign, aiko, action="suffer", type_grade="heridas:leve")
+    campaign.refresh_from_db()
+    assert card["X-Change-Cursor"] == str(campaign.change_cursor)
+    assert card["X-Change-Pj"] == str(aiko.pk)
+
+    party = dj_client.post(reverse("next_round", args=["kiso"]), {"key": "r"}, headers=HX)
+    campaign.refresh_from_db()
+    assert party["X-Change-Cursor"] == str(campaign.change_cursor)
+    assert party["X-Change-Pj"] == "all"
+
+    refused = act(dj_client, campaign, aiko, action="suffer", type="emocion", grade="leve")
+    assert refused.status_code == 422 and "X-Change-Pj" not in refused
+
+
 def test_the_toast_shows_the_rule_trail_with_links(dj_client, campaign, aiko):
     act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="grave")
     act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="grave")

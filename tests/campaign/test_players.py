@@ -317,6 +317,9 @@ def test_the_player_rolls_their_own_pending_check(client, campaign, joined, play
     assert 1 <= event.event["ts_roll"] <= 6
     assert event.actor == player
     assert 'class="toast"' in response.content.decode()
+    campaign.refresh_from_db()
+    assert response["X-Change-Cursor"] == str(campaign.change_cursor)
+    assert response["X-Change-Pj"] == str(joined.pk)  # the sheet skips that news (live.js)
     # A double tap records once.
     client.post(
         reverse("sheet_roll", args=["kiso", joined.pk]), {"check": check, "key": "k1"}, headers=HX
