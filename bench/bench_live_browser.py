@@ -14,8 +14,9 @@ DJ page stamps the click; both read the same wall clock.
 Knobs for looking closer: OBSERVERS (default 20) and CLICKS (30); BROWSERS=each starts a
 Chromium per page instead (heavier on this machine's two cores: every page then also has
 its own browser and GPU processes); TIMING=1 prints when the refresh request left, got its
-first byte and ended; METRICS=1 prints one observer's main-thread time per click (and
-PROFILE=1 its JavaScript profile).
+first byte and ended; METRICS=1 prints one observer's main-thread time per click and the
+CPU each kind of process spent per click (the server, and Chromium's renderers, GPU,
+network and browser processes), and PROFILE=1 adds its JavaScript profile.
 """
 
 from __future__ import annotations
@@ -90,6 +91,35 @@ def machine_busy_ms() -> float:
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]
     return (sum(fields[:8]) - idle) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_process(server_pid: int) -> dict[str, float]:
+    """CPU time (ms) used so far by the server and by Chromium's processes, by kind."""
+    tick = 1000 / os.sysconf("SC_CLK_TCK")
+    spent: dict[str, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            # Chromium's children rewrite their title: one string, arguments space-separated.
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").split()
+        except OSError:
+            continue
+        if int(entry.name) == server_pid:
+            kind = "server (uvicorn)"
+        elif command and b"chromium" in command[0]:
+            kinds = [a.split(b"=", 1)[1].decode() for a in command if a.startswith(b"--type=")]
+            sub = [
+                a.split(b"=", 1)[1].decode()
+                for a in command
+                if a.startswith(b"--utility-sub-type=")
+            ]
+            kind = "chromium " + (sub[0] if sub else kinds[0] if kinds else "browser")
+        else:
+            continue
+        spent[kind] = spent.get(kind, 0.0) + (int(stat[11]) + int(stat[12])) * tick
+    return spent
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
@@ -191,9 +221,16 @@ def main() -> int:
                 cdp.send("Profiler.enable")
                 cdp.send("Profiler.start")
             idle_before = machine_busy_ms()
+            idle_by_process = cpu_by_process(server.pid) if cdp else {}
             dj_page.wait_for_timeout(5000)
             idle = (machine_busy_ms() - idle_before) / 5000
+            idle_by_process = {
+                kind: (ms - idle_by_process.get(kind, 0.0)) / 5000
+                for kind, ms in (cpu_by_process(server.pid) if cdp else {}).items()
+            }
+            started = time.monotonic()
             busy_before = machine_busy_ms()
+            by_process_before = cpu_by_process(server.pid) if cdp else {}
             for i in range(CLICKS):
                 # A tap, then its undo: every click changes a card, whatever came before.
                 pj = party[i // 2 % len(party)]
@@ -225,6 +262,12 @@ def main() -> int:
                         timing.append([t - clicked for t in entry[:3]] + [entry[3]])
                 dj_page.wait_for_timeout(50)
             busy = machine_busy_ms() - busy_before
+            by_process = cpu_by_process(server.pid) if cdp else {}
+            elapsed = (time.monotonic() - started) * 1000
+            for kind, ms in sorted(by_process.items(), key=lambda item: -item[1]):
+                spent = ms - by_process_before.get(kind, 0.0)
+                spent -= idle_by_process.get(kind, 0.0) * elapsed
+                print(f"  CPU per click beyond idle, {kind}: {spent / CLICKS:.1f} ms")
             busy -= idle * CLICKS * (SETTLE_MS + 50)
             if cdp and os.environ.get("PROFILE"):
                 profile = cdp.send("Profiler.stop")["profile"]
