@@ -73,7 +73,7 @@ OBSERVE = """
   const cards = document.getElementById("cards");
   new MutationObserver(() => {
     window.__seen.push(performance.timeOrigin + performance.now());
-  }).observe(cards, {childList: true, subtree: true});
+  }).observe(cards, {childList: true, subtree: true, characterData: true, attributes: true});
 }
 """
 CLICK = """

@@ -43,13 +43,19 @@
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       part.removeAttribute("hx-swap-oob");
       if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
-      if (old.classList.contains("pj-card")) {
-        if (old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
-        beforeCardSwap(old);
+      var isCard = old.classList.contains("pj-card");
+      if (isCard && old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
+      // Changed in place (live.js), unless "More actions" is open with its forms loaded:
+      // that card is replaced and the forms are asked again.
+      if (window.zodiacLive && !(isCard && old.querySelector("details.more[open]"))) {
+        zodiacLive.patch(old, part);
+        htmx.process(old);
+        return;
       }
+      if (isCard) beforeCardSwap(old);
       old.replaceWith(part);
       htmx.process(part);
-      if (part.classList.contains("pj-card")) afterCardSwap(part);
+      if (isCard) afterCardSwap(part);
     });
   }
 

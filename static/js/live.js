@@ -90,7 +90,69 @@
     else covers.split(" ").filter(Boolean).forEach((id) => fresh.set(id, Math.max(fresh.get(id) || 0, at)));
   });
 
+  // -- updating a part in place ------------------------------------------------------
+  // A refreshed card differs from the one shown by a few words and marks: change those
+  // nodes only, instead of replacing the whole card. The page then lays out and paints
+  // only what changed (twenty pages at a table do it at once), the focus stays where it
+  // was, and a <details> the user opened stays open. Children are matched in order by
+  // kind (tag, id and first class; text with text): a node of the same kind in the same
+  // place is changed in place; one that appears is inserted, one that went is removed.
+  const kind = (node) =>
+    node.nodeType === Node.ELEMENT_NODE
+      ? `${node.nodeName}#${node.id}.${node.classList[0] || ""}`
+      : String(node.nodeType);
+
+  function patch(old, fresh) {
+    if (kind(old) !== kind(fresh)) {
+      old.replaceWith(fresh);
+      return;
+    }
+    if (old.nodeType === Node.TEXT_NODE || old.nodeType === Node.COMMENT_NODE) {
+      if (old.data !== fresh.data) old.data = fresh.data;
+      return;
+    }
+    if (old.nodeType !== Node.ELEMENT_NODE || old.isEqualNode(fresh)) return;
+    for (const { name } of [...old.attributes]) {
+      const usersChoice = name === "open" && old.nodeName === "DETAILS";
+      if (!fresh.hasAttribute(name) && !usersChoice) old.removeAttribute(name);
+    }
+    for (const { name, value } of fresh.attributes) {
+      if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+    }
+    patchChildren(old, [...old.childNodes], [...fresh.childNodes]);
+  }
+
+  function patchChildren(parent, before, after) {
+    // Where an element of this kind stands next in `list` from `from` (text: nowhere,
+    // it is matched where it stands).
+    const next = (list, from, node) =>
+      node && node.nodeType === Node.ELEMENT_NODE
+        ? list.findIndex((other, k) => k >= from && kind(other) === kind(node))
+        : -1;
+    let i = 0;
+    after.forEach((node, j) => {
+      const current = before[i];
+      if (current && kind(current) === kind(node)) {
+        patch(current, node);
+        i += 1;
+        return;
+      }
+      const later = next(before, i + 1, node);
+      if (later !== -1 && next(after, j + 1, current) === -1) {
+        before.slice(i, later).forEach((gone) => gone.remove()); // these went
+        patch(before[later], node);
+        i = later + 1;
+      } else if (current) {
+        parent.insertBefore(node, current); // a new node
+      } else {
+        parent.append(node);
+      }
+    });
+    before.slice(i).forEach((gone) => gone.remove());
+  }
+
   window.zodiacLive = {
+    patch,
     // Whether one of the page's own actions is on its way: a refresh answer that lands
     // now may be older than that action's answer, so it is not swapped in...
     busy: () => posting > 0,

@@ -53,8 +53,9 @@
     Array.prototype.slice.call(template.content.children).forEach(function (part) {
       var old = part.id && document.getElementById(part.id);
       if (!old || old.isEqualNode(part)) return;
-      old.replaceWith(part);
-      if (window.htmx) htmx.process(part);
+      var node = part;
+      if (window.zodiacLive) { zodiacLive.patch(old, part); node = old; } else { old.replaceWith(part); }
+      if (window.htmx) htmx.process(node);
     });
   }
 

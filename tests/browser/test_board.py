@@ -73,11 +73,20 @@ def test_a_second_page_sees_the_change_within_a_second(browser, app_url, table):
     expect(second.locator("#live-status")).to_be_hidden()
     expect(second.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
 
+    # The DJ on the second page has a finger on Kenji's card.
+    card(second, "Kenji").get_by_role("button", name="Shock leve").focus()
+    second.evaluate("window.__kenji = document.activeElement.closest('article')")
+
     started = time.monotonic()
     card(first, "Kenji").get_by_role("button", name="Heridas grave").click()
     expect(card(second, "Kenji").get_by_text("Heridas Grave")).to_be_visible(timeout=1000)
     assert time.monotonic() - started < 1.5
     assert second.evaluate("window.__noReload") is True
+    # Changed in place: the same card, and the focus where it was.
+    assert second.evaluate(
+        "document.activeElement.closest('article') === window.__kenji"
+        " && window.__kenji.isConnected && document.activeElement.matches('button')"
+    )
 
     # The refreshed card is the common rendering (no CSRF field, no key of its own): its
     # forms still post through htmx, with the CSRF header and a key from board.js.

@@ -91,3 +91,51 @@ def test_the_page_says_it_is_reconnecting_while_the_server_is_away(page, transac
         expect(page.get_by_role("status")).to_be_visible()
     finally:
         stop_server(process)
+
+
+PATCH = """() => {
+  const make = (html) => {
+    const t = document.createElement("template");
+    t.innerHTML = html.trim();
+    return t.content.firstElementChild;
+  };
+  const old = make(`<article id="pj-1" class="pj-card">
+    <h2>Aiko</h2><p class="gone">x</p>
+    <details><summary>Más</summary></details>
+    <ul><li>uno</li></ul><span>Shock</span></article>`);
+  document.querySelector("main").append(old);
+  const title = old.querySelector("h2");
+  old.querySelector("details").open = true;
+  zodiacLive.patch(old, make(`<article id="pj-1" class="pj-card cannot-act" data-x="1">
+    <h2>Aiko</h2><p>y</p>
+    <details><summary>Más</summary></details>
+    <ul><li>uno</li><li>dos</li></ul><em>Shock</em></article>`));
+  return {
+    same: document.getElementById("pj-1") === old && old.querySelector("h2") === title,
+    className: old.className,
+    data: old.dataset.x,
+    p: old.querySelector("p").outerHTML,
+    open: old.querySelector("details").open,
+    items: [...old.querySelectorAll("li")].map((li) => li.textContent),
+    replaced: !old.querySelector("span") && old.querySelector("em").textContent,
+  };
+}"""
+
+
+def test_a_refreshed_part_is_changed_in_place(page, app_url):
+    """zodiacLive.patch: the same nodes, changed where the fresh rendering differs."""
+    dj, aiko = table()
+    log_in(page.context, app_url, dj)
+    open_live_page(page, app_url, aiko.campaign)
+
+    result = page.evaluate(PATCH)
+
+    assert result == {
+        "same": True,
+        "className": "pj-card cannot-act",
+        "data": "1",
+        "p": "<p>y</p>",
+        "open": True,  # the user opened it: still open
+        "items": ["uno", "dos"],
+        "replaced": "Shock",
+    }
