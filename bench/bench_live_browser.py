@@ -14,7 +14,7 @@ DJ page stamps the click; both read the same wall clock.
 Knobs for looking closer: OBSERVERS (default 20) and CLICKS (30); BROWSERS=each starts a
 Chromium per page instead (heavier on this machine's two cores: every page then also has
 its own browser and GPU processes); TIMING=1 prints when the refresh request left, got its
-first byte and ended; METRICS=1 prints one observer's main-thread time per click and the
+first byte and ended, and when the DJ's own request left and was answered; METRICS=1 prints one observer's main-thread time per click and the
 CPU each kind of process spent per click (the server, and Chromium's renderers, GPU,
 network and browser processes), and PROFILE=1 adds its JavaScript profile.
 """
@@ -165,6 +165,7 @@ def main() -> int:
     latencies: list[float] = []
     heard: list[float] = []
     timing: list[list[float]] = []
+    own: list[list[float]] = []  # the DJ's own request: sent, first byte
     try:
         with sync_playwright() as pw:
             cookie = {"name": settings.SESSION_COOKIE_NAME, "value": session, "url": base}
@@ -260,6 +261,14 @@ def main() -> int:
                             " performance.timeOrigin + e.responseEnd, e.transferSize]; })()"
                         )
                         timing.append([t - clicked for t in entry[:3]] + [entry[3]])
+                if os.environ.get("TIMING"):
+                    entry = dj_page.evaluate(
+                        "(() => { const e = performance.getEntriesByType('resource')"
+                        ".filter(r => r.initiatorType === 'xmlhttprequest').pop();"
+                        " return [performance.timeOrigin + e.startTime,"
+                        " performance.timeOrigin + e.responseStart]; })()"
+                    )
+                    own.append([t - clicked for t in entry])
                 dj_page.wait_for_timeout(50)
             busy = machine_busy_ms() - busy_before
             by_process = cpu_by_process(server.pid) if cdp else {}
@@ -321,6 +330,10 @@ def main() -> int:
         f"  of which click to the stream's message: median {statistics.median(heard):.0f} ms, "
         f"p95 {heard[math.ceil(0.95 * len(heard)) - 1]:.0f} ms; fastest page {latencies[0]:.0f} ms"
     )
+    if own:
+        for column, name in enumerate(("sent", "answered (first byte)")):
+            values = sorted(t[column] for t in own)
+            print(f"  the DJ's own request {name}: median {statistics.median(values):.0f} ms")
     if timing:
         for column, name in enumerate(("request sent", "first byte", "response end")):
             values = sorted(t[column] for t in timing)
