@@ -1,4 +1,6 @@
-/* The service worker of the installable app (served at /sw.js by campaign.views.pwa).
+/* The service worker of the installable app (served at /sw.js by campaign.views.pwa;
+   pwa.js registers it with the scope of each sheet a player opens, so it controls sheets
+   and nothing else).
 
    It keeps a player's sheet readable offline, and nothing else: a sheet's page is asked
    of the network first and kept; when the network is gone the kept copy is shown (sheet.js

@@ -235,3 +235,16 @@ def test_without_javascript_the_board_still_works_as_plain_forms(browser, app_ur
     expect(page.get_by_text("Mei: Emoción Leve: miedo")).to_be_visible()
     card(page, "Mei").get_by_role("button", name="Shock leve").click()
     expect(card(page, "Mei").get_by_text("no puede actuar")).to_be_visible()
+
+
+def test_no_service_worker_stands_between_the_board_and_the_server(browser, app_url, table):
+    """The worker is for players' sheets: one left for the whole site by an earlier version
+    is removed, so the board's refreshes go straight to the network."""
+    page = open_board(browser, app_url, table)
+    count = "navigator.serviceWorker.getRegistrations().then(all => all.length)"
+    page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then(() => true)")
+    assert page.evaluate(count) == 1
+
+    page.reload()
+
+    wait_for(page, lambda: page.evaluate(count) == 0)

@@ -138,6 +138,12 @@ def test_offline_the_banner_shows_and_the_last_state_stays_readable(browser, tra
         expect(page.get_by_role("img", name="Heridas leve: marcada")).to_be_visible()
         expect(banner).to_have_text(re.compile(r"^Sin conexión · actualizado \d\d:\d\d$"))
         screenshot(page, "sheet-offline-360")
+        # The worker's scope is the sheet: the other pages never go through it.
+        scopes = page.evaluate(
+            "navigator.serviceWorker.getRegistrations()"
+            ".then(all => all.map(r => new URL(r.scope).pathname))"
+        )
+        assert scopes == [f"/c/kiso/pj/{aiko.pk}/hoja/"]
 
         # While it was away the DJ recorded more; back online, the sheet catches up.
         record(aiko, kind="suffer", type="fatiga", grade="leve")
