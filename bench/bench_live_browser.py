@@ -14,9 +14,10 @@ DJ page stamps the click; both read the same wall clock.
 Knobs for looking closer: OBSERVERS (default 20) and CLICKS (30); BROWSERS=each starts a
 Chromium per page instead (heavier on this machine's two cores: every page then also has
 its own browser and GPU processes); TIMING=1 prints when the refresh request left, got its
-first byte and ended, and when the DJ's own request left and was answered; METRICS=1 prints one observer's main-thread time per click and the
-CPU each kind of process spent per click (the server, and Chromium's renderers, GPU,
-network and browser processes), and PROFILE=1 adds its JavaScript profile.
+first byte and ended, and when the DJ's own request left and was answered; METRICS=1
+prints one observer's main-thread time per click and the CPU each kind of process spent
+per click (the server, and Chromium's renderers, GPU, network and browser processes), and
+PROFILE=1 adds its JavaScript profile.
 """
 
 from __future__ import annotations
