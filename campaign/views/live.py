@@ -11,6 +11,7 @@ import re
 from collections.abc import AsyncIterator
 
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseBadRequest,
@@ -77,11 +78,28 @@ async def stream(request: HttpRequest, slug: str) -> HttpResponse:
         if start > campaign.change_cursor:  # a cursor from before a database restore
             yield _message([live.Change(campaign.change_cursor, None)])
             start = campaign.change_cursor
+        player = _player(membership)
         changes = live.hub().follow(
-            campaign.pk, since=start, current=campaign.change_cursor, player=_player(membership)
+            campaign.pk, since=start, current=campaign.change_cursor, player=player
         )
         async for batch in changes:
+            if batch and membership.role != Membership.Role.DJ and not await _still(player):
+                # Removed from the campaign, or the party option changed what they hear:
+                # one last word tells the page to ask again (a 404 now, or a new stream).
+                yield _message([live.Change(batch[-1].cursor, None)])
+                return
             yield _message(batch) if batch else ": ping\n\n"
+
+    async def _still(player: int | None) -> bool:
+        """Whether this player's stream may go on hearing what it was set up to hear."""
+
+        def now() -> int | None | bool:
+            try:
+                return _player(membership_for(user=request.user, slug=slug))
+            except Http404:
+                return False
+
+        return await live.hub().query(now) == player
 
     response = StreamingHttpResponse(messages(), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

@@ -224,6 +224,42 @@ def test_a_players_stream_never_carries_another_pjs_id(url, table):
     assert [m["data"] for m in seen] == [{"cursor": since + 3, "pj": [aiko.pk], "all": False}]
 
 
+def test_a_removed_players_stream_ends_with_a_last_word(url, table):
+    """Removed by the DJ, a player hears no more: one message tells the page to ask again
+    (it then finds a 404), and the stream ends."""
+    campaign, _dj, player, aiko, kenji = table
+    since = cursor(campaign)
+
+    with event_stream(url, campaign, player, since=since) as stream:
+        services.player_remove(character=aiko)
+        wound(kenji)  # the campaign goes on without them
+        last = stream.message()
+        with pytest.raises(EOFError):
+            stream.message()
+
+    assert last["data"]["all"] is True and last["data"]["pj"] == []
+
+
+def test_turning_the_party_option_off_ends_the_players_wider_stream(url, table):
+    campaign, dj, player, _aiko, kenji = table
+    services.campaign_update(campaign=campaign, players_see_party=True)
+    since = cursor(campaign)
+
+    with event_stream(url, campaign, player, since=since) as stream:
+        wound(kenji)
+        assert stream.message()["data"]["pj"] == [kenji.pk]  # the party's, as the option says
+        services.campaign_update(campaign=campaign, players_see_party=False)
+        wound(kenji)
+        stream.until(cursor(campaign))
+        with pytest.raises(EOFError):
+            stream.message()
+    # Reconnected, the player hears of their own PJ only.
+    with event_stream(url, campaign, player, since=cursor(campaign)) as stream:
+        wound(kenji)
+        with pytest.raises(TimeoutError):
+            stream.message(timeout=0.5)
+
+
 # --- Writes through a server --------------------------------------------------------------
 
 
