@@ -18,6 +18,9 @@ def test_a_player_changes_their_password_on_a_phone_and_logs_in_with_it(page, ap
     log_in(page.context, app_url, user)
 
     page.goto(app_url + "/")
+    # The account's links wait in a small menu under the user's name.
+    expect(page.get_by_role("link", name="Contraseña")).to_be_hidden()
+    page.locator(".account summary", has_text="mei").click()
     page.get_by_role("link", name="Contraseña").click()
     expect(page).to_have_url(re.compile(r"/accounts/contrasena/$"))
     expect(page.get_by_role("heading", name="Cambiar contraseña")).to_be_visible()
@@ -42,6 +45,8 @@ def test_a_player_changes_their_password_on_a_phone_and_logs_in_with_it(page, ap
     page.get_by_role("button", name="Cambiar contraseña").click()
     expect(page.get_by_role("heading", name="Contraseña cambiada")).to_be_visible()
 
+    page.locator(".account summary", has_text="mei").click()
+    screenshot(page, "account-menu-360")
     page.get_by_role("button", name="Salir").click()
     expect(page).to_have_url(re.compile(r"/accounts/login/"))
     page.get_by_label("Nombre de usuario").fill("mei")
