@@ -33,6 +33,7 @@ import rules
 from rules.vocab import TIME_UNITS
 
 from . import cards
+from .forms import TIME_MAX
 from .models import (
     Campaign,
     CatalogueEntry,
@@ -57,9 +58,6 @@ IMPORT_BATCH = 1000
 # The largest whole number a seq, joined_seq or session number may be (an integer column).
 _INT_MAX = 2**31 - 1
 _NAME_MAX = Campaign._meta.get_field("name").max_length
-# The most of one unit a time event may pass at once, as on the board (forms._amount): the
-# engine walks every day of it, so a hand-made 10^30 rounds would hold the import for ever.
-_TIME_MAX = 10_000
 _PJ_NAME_MAX = Character._meta.get_field("name").max_length
 _TITLE_MAX = GameSession._meta.get_field("title").max_length
 _ENTRY_NAME_MAX = CatalogueEntry._meta.get_field("name").max_length
@@ -674,12 +672,14 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                 % {"place": f"{place}.event.kind", "kind": kind}
             )
         if kind == "time":
+            # As on the board (forms.TIME_MAX): the engine walks every day of it, so a
+            # hand-made 10^30 rounds would hold the import for ever.
             for unit in TIME_UNITS:
                 amount = event.get(unit)
-                if type(amount) in (int, float) and amount > _TIME_MAX:
+                if type(amount) in (int, float) and amount > TIME_MAX[unit]:
                     raise BackupError(
                         _("%(place)s is too large (at most %(max)s).")
-                        % {"place": f"{place}.event.{unit}", "max": _TIME_MAX}
+                        % {"place": f"{place}.event.{unit}", "max": TIME_MAX[unit]}
                     )
         events.append(
             _Event(

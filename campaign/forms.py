@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
 
@@ -57,6 +59,18 @@ def _text(data: QueryDict, name: str) -> str:
     return value
 
 
+# The most of each unit one time event may pass. The engine walks every day of it (a day
+# without Curación asks a TS, an Afección moves on): a year takes it some 15 ms, ten
+# thousand days ten seconds and a 3 MB state. Longer stretches are recorded in steps.
+TIME_MAX = {"rounds": 10_000, "minutes": 10_000, "hours": 366 * 24, "days": 366}
+UNIT_NAMES = {
+    "rounds": gettext_lazy("rounds"),
+    "minutes": gettext_lazy("minutes"),
+    "hours": gettext_lazy("hours"),
+    "days": gettext_lazy("days"),
+}
+
+
 def _amount(data: QueryDict, unit: str) -> int | float:
     raw = (data.get("amount") or "").strip().replace(",", ".")
     try:
@@ -65,8 +79,11 @@ def _amount(data: QueryDict, unit: str) -> int | float:
         raise ValidationError(_("Give the amount of time as a number, e.g. 10.")) from None
     if not math.isfinite(value) or value <= 0:
         raise ValidationError(_("The amount of time must be more than zero."))
-    if value > 10_000:
-        raise ValidationError(_("That is too much time at once; split it."))
+    if value > TIME_MAX[unit]:
+        raise ValidationError(
+            _("That is too much time at once (at most %(max)s %(unit)s); record it in steps.")
+            % {"max": number_format(TIME_MAX[unit], force_grouping=True), "unit": UNIT_NAMES[unit]}
+        )
     if unit == "rounds":
         if value != int(value):
             raise ValidationError(_("Rounds are counted in whole numbers."))

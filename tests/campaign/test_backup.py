@@ -926,8 +926,11 @@ def test_numbers_beyond_an_integer_column_are_refused(small):
     )
 
 
-@pytest.mark.parametrize(("unit", "amount"), [("rounds", 10**30), ("minutes", 1e300)])
-def test_more_time_at_once_than_the_board_records_is_refused_not_folded(small, unit, amount):
+@pytest.mark.parametrize(
+    ("unit", "amount", "most"),
+    [("rounds", 10**30, 10000), ("minutes", 1e300, 10000), ("days", 367, 366)],
+)
+def test_more_time_at_once_than_the_board_records_is_refused_not_folded(small, unit, amount, most):
     # The engine walks every day of a time event (a day without Descanso, an infection):
     # 10^30 rounds would hold the import (any logged-in user's) for ever.
     document, dj = small
@@ -944,7 +947,7 @@ def test_more_time_at_once_than_the_board_records_is_refused_not_folded(small, u
     finally:
         signal.alarm(0)
 
-    assert message == f"events[{last}].event.{unit} is too large (at most 10000)."
+    assert message == f"events[{last}].event.{unit} is too large (at most {most})."
 
 
 def test_an_end_of_session_sheet_the_page_cannot_read_is_refused(small, client):

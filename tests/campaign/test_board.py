@@ -609,6 +609,28 @@ def test_time_passes_for_everyone_with_an_activity(dj_client, campaign, aiko, ke
     assert response.content.decode().count('class="pj-card') == 2
 
 
+@pytest.mark.parametrize(
+    ("amount", "unit", "message"),
+    [
+        ("367", "days", "como mucho 366 días"),
+        ("8785", "hours", "como mucho 8\xa0784 horas"),
+        ("10001", "rounds", "como mucho 10\xa0000 rondas"),
+    ],
+)
+def test_more_than_a_year_at_once_is_refused_and_records_nothing(
+    dj_client, campaign, aiko, amount, unit, message
+):
+    # The engine walks every day of it: ten thousand days would hold the server for seconds.
+    before = StateEvent.objects.count()
+    data = {"key": "t", "amount": amount, "unit": unit, "activity": "activo"}
+
+    response = dj_client.post(reverse("party_time", args=["kiso"]), data, headers=HX)
+
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert StateEvent.objects.count() == before
+
+
 def test_a_party_refusal_names_the_pj(dj_client, campaign, aiko):
     Campaign.objects.filter(pk=campaign.pk).update(esfuerzo_prolongado=True)
     CharacterFactory(campaign=campaign, name="Sin Fuerza", attributes={"VOL": 2})
