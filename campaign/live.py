@@ -20,9 +20,8 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -353,43 +352,8 @@ def hub() -> Hub:
     return _hub
 
 
-_held = threading.local()
-
-
-@contextlib.contextmanager
-def holding() -> Iterator[None]:
-    """Hold this thread's wakes of the hub until `release()` or the end of the block.
-
-    A view that changed the campaign first renders what every open page is about to ask
-    for (views.board.warm), then wakes them: the pages' refreshes find it ready instead of
-    slowing that render down. Other processes hear of the change at commit as usual.
-    """
-    if getattr(_held, "pending", None) is not None:  # already held further up
-        yield
-        return
-    _held.pending = []
-    try:
-        yield
-    finally:
-        release()
-        _held.pending = None
-
-
-def release() -> None:
-    """Send the wakes held so far (they keep being held until the block ends)."""
-    pending = getattr(_held, "pending", None)
-    if pending:
-        wakes, pending[:] = list(pending), []
-        for campaign_id, cursor in wakes:
-            _wake(campaign_id, cursor)
-
-
 def changed(campaign_id: int, cursor: int) -> None:
     """Wake this process's hub after a write committed here; callable from any thread."""
-    pending = getattr(_held, "pending", None)
-    if pending is not None:
-        pending.append((campaign_id, cursor))
-        return
     _wake(campaign_id, cursor)
 
 

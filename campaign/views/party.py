@@ -21,7 +21,7 @@ from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj
 from ..models import Campaign, StateEvent
 from ..trail import event_label, event_summary
-from .board import TEMPLATE, board_context, idempotency_key, renders_first, warm, with_cursor
+from .board import TEMPLATE, board_context, idempotency_key, warm, with_cursor
 
 
 def _render_board_part(
@@ -73,7 +73,6 @@ def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suf
 
 @require_POST
 @login_required
-@renders_first
 def party_time(request: HttpRequest, slug: str) -> HttpResponse:
     """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -96,7 +95,6 @@ def _party_error(err: RuleError) -> str:
 
 @require_POST
 @login_required
-@renders_first
 def next_round(request: HttpRequest, slug: str) -> HttpResponse:
     """A round passes. A PJ in Shock grave whose turn end was not recorded gets it first,
     so its end-of-turn TS VOL is never skipped; the toast says so."""
@@ -124,7 +122,6 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-@renders_first
 def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
     """The whole party sleeps 8 hours: a Descanso for each PJ (one per game day)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -137,7 +134,6 @@ def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-@renders_first
 def undo(request: HttpRequest, slug: str) -> HttpResponse:
     """Void the campaign's latest event ("Deshacer"), if it is still the one the page showed."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -158,7 +154,6 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-@renders_first
 def void(request: HttpRequest, slug: str) -> HttpResponse:
     """Void any event of the log (its number in `seq`), with a reason."""
     campaign = campaign_for_dj(user=request.user, slug=slug)

@@ -21,7 +21,7 @@ from .. import cards, forms, selectors, services
 from ..access import character_for_viewer
 from ..models import Campaign, Character, Membership
 from ..trail import event_summary
-from .board import idempotency_key, renders_first, warm
+from .board import idempotency_key, warm
 
 TEMPLATE = "campaign/sheet.html"
 
@@ -90,7 +90,6 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-@renders_first
 def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The player rolls one of their PJ's pending checks: 1d6 against its score."""
     membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)

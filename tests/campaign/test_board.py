@@ -93,16 +93,18 @@ def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_s
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("where", ["a tap", "the undo", "a party time"])
-def test_live_pages_hear_of_a_change_once_their_refresh_is_rendered(
+def test_live_pages_hear_of_a_change_at_commit_and_find_their_refresh_rendered(
     dj_client, campaign, aiko, monkeypatch, where
 ):
-    # The tap renders what every open board will ask for, then wakes the live hub: the
-    # pages' refreshes find it ready (views.board.renders_first).
+    # The live hub is woken at commit, before the view renders what every open board will
+    # ask for; by the time the view answers, that is rendered (views.board.warm), and the
+    # pages' refreshes are answered from memory (campaign.fastpath).
     act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
-    ready = []
+    woken = []
 
     def wake(campaign_id, cursor):
-        ready.append(fastpath.SHARED.peek((campaign_id, cursor, "es", "panels")) is not None)
+        rendered = fastpath.SHARED.peek((campaign_id, cursor, "es", "panels")) is not None
+        woken.append((campaign_id, cursor, rendered))
 
     monkeypatch.setattr(live, "_wake", wake)
     if where == "a tap":
@@ -114,7 +116,9 @@ def test_live_pages_hear_of_a_change_once_their_refresh_is_rendered(
             reverse("party_time", args=["kiso"]), {"amount": "1", "unit": "minutes"}, headers=HX
         )
 
-    assert ready == [True]
+    campaign.refresh_from_db()
+    assert woken == [(campaign.pk, campaign.change_cursor, False)]  # not rendered yet
+    assert fastpath.SHARED.peek((campaign.pk, campaign.change_cursor, "es", "panels")) is not None
 
 
 def test_a_refresh_for_an_archived_pj_removes_its_card(dj_client, campaign, aiko):
