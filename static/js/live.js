@@ -9,7 +9,7 @@
 // says the cursor it reflects (X-Change-Cursor) and the cards it holds (X-Change-Pj: ids,
 // or "all"), and the news of those cards up to that cursor is no news here. While one of
 // the page's own actions is on its way, news waits for its answer (the answer may be that
-// news), and a refresh that lands meanwhile is asked again after it (see `settled`).
+// news), and a refresh that lands meanwhile is asked again after it (zodiacLive.busy).
 (() => {
   "use strict";
   const live = document.getElementById("live");
@@ -40,7 +40,7 @@
   let posting = 0;
   let held = [];
   let freshAll = 0; // every card is as new as this cursor
-  const fresh = new Map(); // PJ id -> the cursor its card is as new as
+  const freshCards = new Map(); // PJ id -> the cursor its card is as new as
 
   function news(detail) {
     if (posting) {
@@ -50,7 +50,7 @@
     const at = detail.cursor || Infinity; // no cursor: the page asks for everything anew
     if (at <= freshAll) return;
     if (!detail.all) {
-      const pj = (detail.pj || []).filter((id) => !(fresh.get(String(id)) >= at));
+      const pj = (detail.pj || []).filter((id) => !(freshCards.get(String(id)) >= at));
       if (!pj.length) return;
       detail = { ...detail, pj };
     }
@@ -86,8 +86,13 @@
     const at = Number(xhr && xhr.getResponseHeader("X-Change-Cursor")) || 0;
     const covers = (xhr && xhr.getResponseHeader("X-Change-Pj")) || "";
     if (!at) return;
-    if (covers === "all") freshAll = Math.max(freshAll, at);
-    else covers.split(" ").filter(Boolean).forEach((id) => fresh.set(id, Math.max(fresh.get(id) || 0, at)));
+    if (covers === "all") {
+      freshAll = Math.max(freshAll, at);
+      return;
+    }
+    for (const id of covers.split(" ").filter(Boolean)) {
+      freshCards.set(id, Math.max(freshCards.get(id) || 0, at));
+    }
   });
 
   // -- updating a part in place ------------------------------------------------------
