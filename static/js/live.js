@@ -147,10 +147,12 @@
         before.slice(i, later).forEach((gone) => gone.remove()); // these went
         patch(before[later], node);
         i = later + 1;
-      } else if (current) {
-        parent.insertBefore(node, current); // a new node
       } else {
-        parent.append(node);
+        // A new node. A new <option> arrives selected (the first of its own list was): out
+        // of that list, it is unselected so that it does not take the user's choice here.
+        node.remove();
+        if (node.nodeName === "OPTION") node.selected = node.defaultSelected;
+        parent.insertBefore(node, current || null);
       }
     });
     before.slice(i).forEach((gone) => gone.remove());

@@ -137,6 +137,34 @@ def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
     assert page.evaluate("window.__noReload") is True
 
 
+def test_an_event_chosen_to_void_stays_chosen_when_news_arrives(browser, app_url, table):
+    """The recent events change in place, each kept by its number: a new event on another
+    page does not shift the DJ's choice in "Anular un evento…" to another event."""
+    aiko, kenji = table["party"]["Aiko"], table["party"]["Kenji"]
+    for pj in (aiko, kenji):
+        services.event_record(
+            campaign=pj.campaign,
+            character=pj,
+            event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+        )
+    page = open_board(browser, app_url, table)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    page.get_by_text("Anular un evento…").click()
+    choice = page.get_by_label("Evento", exact=True)
+    chosen = choice.locator("option").nth(1).get_attribute("value")
+    choice.select_option(chosen)
+
+    services.event_record(
+        campaign=aiko.campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "shock", "grade": "leve"},
+    )
+
+    expect(page.locator("#recent li").first).to_contain_text("Shock")  # the news arrived
+    expect(choice).to_have_value(chosen)
+    expect(choice).to_be_visible()
+
+
 def test_undo_voids_the_latest_event(browser, app_url, table):
     page = open_board(browser, app_url, table)
     card(page, "Aiko").get_by_role("button", name="Shock leve").click()
