@@ -474,6 +474,17 @@ def backup_check(document: object) -> _Backup:
     return backup
 
 
+def _one_of(obj: dict, key: str, place: str, allowed: list[str]) -> str:
+    """obj[key], a text that must be one of `allowed`."""
+    value = _get(obj, key, place, "text")
+    if value not in allowed:
+        raise BackupError(
+            _("%(place)s must be one of: %(allowed)s.")
+            % {"place": _here(place, key), "allowed": ", ".join(allowed)}
+        )
+    return value
+
+
 def _catalogue(items: list) -> list[dict]:
     entries, seen = [], set()
     kinds = CatalogueEntry.Kind.values
@@ -487,12 +498,7 @@ def _catalogue(items: list) -> list[dict]:
                 % {"place": f"{place}.name", "name": name}
             )
         seen.add(name)
-        kind = _get(item, "kind", place, "text")
-        if kind not in kinds:
-            raise BackupError(
-                _("%(place)s must be one of: %(allowed)s.")
-                % {"place": f"{place}.kind", "allowed": ", ".join(kinds)}
-            )
+        kind = _one_of(item, "kind", place, kinds)
         texts = {t: _get(item, t, place, "text", default="") for t in _ENTRY_TEXTS}
         entries.append({"name": name, "kind": kind, **texts})
     return entries
@@ -511,12 +517,7 @@ def _memberships(items: list) -> list[tuple[str, str]]:
                 % {"place": f"{place}.username", "username": username}
             )
         seen.add(username)
-        role = _get(item, "role", place, "text")
-        if role not in roles:
-            raise BackupError(
-                _("%(place)s must be one of: %(allowed)s.")
-                % {"place": f"{place}.role", "allowed": ", ".join(roles)}
-            )
+        role = _one_of(item, "role", place, roles)
         members.append((username, role))
     return members
 
