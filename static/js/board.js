@@ -15,47 +15,37 @@
   });
 
   function refresh(detail) {
-    var query = detail.all ? "all=1" : (detail.pj || []).map(function (id) { return "pj=" + id; }).join("&");
     var missing = !detail.all && (detail.pj || []).some(function (id) { return !document.getElementById("pj-" + id); });
-    fetch("/c/" + slug + "/refrescar/?" + query, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
-      .then(function (response) { return response.ok ? response.text() : ""; })
-      .then(function (html) {
-        // Rendered before the DJ's own action here was answered: maybe older than it.
-        if (window.zodiacLive && zodiacLive.busy()) { zodiacLive.news(detail); return; }
-        swapParts(html);
-      });
+    zodiacLive.fetchParts("/c/" + slug + "/refrescar/", detail).then(function (answer) {
+      if (answer) swapParts(answer.html);
+    }).catch(function () { /* the stream says when the server is away */ });
     // A PJ added, archived or restored elsewhere: the list of cards itself changed.
     if (missing) {
       htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
     }
   }
 
-  // A live refresh is a few parts, each with the id of what it replaces: swap them in
-  // directly (lighter than a general swap, on twenty pages at once), then let htmx wire
-  // up the new elements.
+  // A live refresh is a few parts, each with the id of what it replaces: change them in
+  // place (live.js), then let htmx wire up what is new.
   function swapParts(html) {
-    if (!html) return;
-    var template = document.createElement("template");
-    template.innerHTML = html;
-    Array.prototype.slice.call(template.content.children).forEach(function (part) {
-      var old = part.id && document.getElementById(part.id);
-      if (!old) return;
+    zodiacLive.parts(html).forEach(function (pair) {
+      var old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       part.removeAttribute("hx-swap-oob");
       if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
       var isCard = old.classList.contains("pj-card");
       if (isCard && old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
-      // Changed in place (live.js), unless "More actions" is open with its forms loaded:
-      // that card is replaced and the forms are asked again.
-      if (window.zodiacLive && !(isCard && old.querySelector("details.more[open]"))) {
-        zodiacLive.patch(old, part);
-        htmx.process(old);
+      // "More actions" open with its forms loaded: that card is replaced (the forms are
+      // asked again), keeping it open and the focus in it.
+      if (isCard && old.querySelector("details.more[open]")) {
+        beforeCardSwap(old);
+        old.replaceWith(part);
+        htmx.process(part);
+        afterCardSwap(part);
         return;
       }
-      if (isCard) beforeCardSwap(old);
-      old.replaceWith(part);
-      htmx.process(part);
-      if (isCard) afterCardSwap(part);
+      zodiacLive.patch(old, part);
+      htmx.process(old);
     });
   }
 

@@ -9,7 +9,7 @@
 // says the cursor it reflects (X-Change-Cursor) and the cards it holds (X-Change-Pj: ids,
 // or "all"), and the news of those cards up to that cursor is no news here. While one of
 // the page's own actions is on its way, news waits for its answer (the answer may be that
-// news), and a refresh that lands meanwhile is asked again after it (zodiacLive.busy).
+// news), and a refresh that lands meanwhile is asked again after it (fetchParts).
 (() => {
   "use strict";
   const live = document.getElementById("live");
@@ -158,12 +158,39 @@
     before.slice(i).forEach((gone) => gone.remove());
   }
 
+  // -- asking for this page's rendering of a change ----------------------------------
+  // GET `url` for the PJ named in `detail` (or all): {status, html}, or null when one of
+  // the page's own actions went out meanwhile (the answer may be older than that action's:
+  // the news is asked again once it is answered).
+  async function fetchParts(url, detail) {
+    const query = detail.all ? "all=1" : (detail.pj || []).map((id) => `pj=${id}`).join("&");
+    const response = await fetch(`${url}?${query}`, {
+      headers: { "HX-Request": "true" },
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+    const html = response.ok ? await response.text() : "";
+    if (posting) {
+      news(detail);
+      return null;
+    }
+    return { status: response.status, html };
+  }
+
+  // Each part of a refresh (an element with the id of what it stands for) with the
+  // element on the page it stands for; parts with nothing to stand for are left out.
+  function parts(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    return [...template.content.children]
+      .map((part) => [part.id && document.getElementById(part.id), part])
+      .filter(([old]) => old);
+  }
+
   window.zodiacLive = {
+    fetchParts,
+    parts,
     patch,
-    // Whether one of the page's own actions is on its way: a refresh answer that lands
-    // now may be older than that action's answer, so it is not swapped in...
-    busy: () => posting > 0,
-    // ...but asked again once the action is answered.
     news,
   };
 

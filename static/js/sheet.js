@@ -30,33 +30,19 @@
   });
 
   function refresh(detail) {
-    var query = detail.all ? "all=1" : (detail.pj || []).map(function (id) { return "pj=" + id; }).join("&");
-    return fetch(sheet.dataset.refresh + "?" + query, {
-      headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store",
-    }).then(function (response) {
+    return zodiacLive.fetchParts(sheet.dataset.refresh, detail).then(function (answer) {
+      if (!answer) return;
       // 404: this PJ is no longer ours to see (the DJ took it back): show what the server says.
-      if (response.status === 404 || response.status === 403) { window.location.reload(); return; }
-      if (!response.ok) return;
-      return response.text().then(function (html) {
-        // Rendered before the player's own roll was answered: maybe older than it.
-        if (window.zodiacLive && zodiacLive.busy()) { zodiacLive.news(detail); return; }
-        swapParts(html);
-        keep();
-        showBanner();
+      if (answer.status === 404 || answer.status === 403) { window.location.reload(); return; }
+      if (!answer.html) return;
+      zodiacLive.parts(answer.html).forEach(function (pair) {
+        if (pair[0].isEqualNode(pair[1])) return;
+        zodiacLive.patch(pair[0], pair[1]);
+        if (window.htmx) htmx.process(pair[0]);
       });
+      keep();
+      showBanner();
     }).catch(function () { showBanner(); });
-  }
-
-  function swapParts(html) {
-    var template = document.createElement("template");
-    template.innerHTML = html;
-    Array.prototype.slice.call(template.content.children).forEach(function (part) {
-      var old = part.id && document.getElementById(part.id);
-      if (!old || old.isEqualNode(part)) return;
-      var node = part;
-      if (window.zodiacLive) { zodiacLive.patch(old, part); node = old; } else { old.replaceWith(part); }
-      if (window.htmx) htmx.process(node);
-    });
   }
 
   // -- offline: a banner with the time of the last state shown ------------------------
@@ -84,9 +70,7 @@
     }
     document.documentElement.classList.toggle("is-offline", down);
     // Back online: catch up with everything, whatever the stream replays by itself.
-    if (wasDown && !down) {
-      if (window.zodiacLive) zodiacLive.news({ all: true }); else refresh({ all: true });
-    }
+    if (wasDown && !down && window.zodiacLive) zodiacLive.news({ all: true });
     wasDown = down;
   }
   window.addEventListener("online", showBanner);
