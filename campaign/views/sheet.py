@@ -21,7 +21,7 @@ from .. import cards, forms, selectors, services
 from ..access import character_for_viewer
 from ..models import Campaign, Character, Membership
 from ..trail import event_summary
-from .board import idempotency_key, warm
+from .board import idempotency_key, warm, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
 
@@ -123,7 +123,4 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = {**_context(membership, character), "error": error, "toast": toast}
     html = render_to_string(TEMPLATE + "#sheet_card", context, request)
     html += render_to_string(TEMPLATE + "#toast", context, request)
-    response = HttpResponse(html, status=status)
-    response["X-Change-Cursor"] = str(campaign.change_cursor)
-    response["X-Change-Pj"] = str(character.pk)
-    return response
+    return with_cursor(HttpResponse(html, status=status), campaign, covers=[character.pk])
