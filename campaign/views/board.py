@@ -100,7 +100,7 @@ def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """One PJ's card, for a live refresh."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
-    return _render_card(request, campaign, character)
+    return card_answer(request, campaign, character)
 
 
 def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | None) -> list[str]:
@@ -119,7 +119,7 @@ def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | N
             board["panels"] = _panels(campaign, characters)
         return board
 
-    def render_card(pk: int) -> str:
+    def card_part(pk: int) -> str:
         character = loaded()["characters"].get(pk)
         if character is None:  # archived meanwhile: off this page's board too
             return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
@@ -138,7 +138,7 @@ def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | N
     if wanted is None:
         pks = shared.get((*base, "pks"), lambda: ",".join(map(str, loaded()["characters"])))
         wanted = [int(pk) for pk in pks.split(",") if pk]
-    parts = [shared.get((*base, "card", pk), lambda p=pk: render_card(p)) for pk in wanted]
+    parts = [shared.get((*base, "card", pk), lambda p=pk: card_part(p)) for pk in wanted]
     parts.append(shared.get((*base, "panels"), render_panels))
     return parts
 
@@ -169,7 +169,7 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
     return HttpResponse("".join(parts))
 
 
-def _render_card(
+def card_answer(
     request: HttpRequest,
     campaign: Campaign,
     character: Character,
@@ -283,7 +283,7 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         messages.success(request, toast["text"])
         return redirect("board", slug=campaign.slug)
     return with_cursor(
-        _render_card(request, campaign, character, toast=toast), campaign, covers=[character.pk]
+        card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
     )
 
 
@@ -305,7 +305,7 @@ def _refuse(
     if not request.htmx:
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
-    return _render_card(request, campaign, character, error=message, status=status)
+    return card_answer(request, campaign, character, error=message, status=status)
 
 
 @require_POST
@@ -324,7 +324,7 @@ def secret(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     )
     if not request.htmx:
         return redirect("board", slug=campaign.slug)
-    return _render_card(request, campaign, character)
+    return card_answer(request, campaign, character)
 
 
 @require_GET

@@ -19,9 +19,9 @@ from rules import RuleError
 
 from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj
-from ..models import Campaign, StateEvent
+from ..models import Campaign, Character, StateEvent
 from ..trail import event_label, event_summary
-from .board import TEMPLATE, board_context, idempotency_key, warm, with_cursor
+from .board import TEMPLATE, board_context, card_answer, idempotency_key, warm, with_cursor
 
 
 def _render_board_part(
@@ -49,8 +49,19 @@ def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status
     return reswap(retarget(response, "#board-alert"), "innerHTML")
 
 
-def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) -> HttpResponse:
-    warm(request, campaign, None)
+def _party_done(
+    request: HttpRequest,
+    campaign: Campaign,
+    toasts: list[dict],
+    *,
+    character: Character | None = None,
+) -> HttpResponse:
+    """The answer to an action from the clock bar or the recent events: every card, or only
+    `character`'s when the action changed that PJ alone (voiding one of its events), as the
+    live news of the change says to every other page."""
+    if character is not None and character.is_archived:
+        character = None  # not on the board: the board is answered whole
+    warm(request, campaign, character)
     toast = toasts[-1] if toasts else None
     if toast is not None and len(toasts) > 1:
         toast = {**toast, "before": toasts[:-1]}
@@ -58,6 +69,10 @@ def _party_done(request: HttpRequest, campaign: Campaign, toasts: list[dict]) ->
         for t in toasts:
             messages.success(request, t["text"])
         return redirect("board", slug=campaign.slug)
+    if character is not None:
+        answer = card_answer(request, campaign, character, toast=toast)
+        answer = reswap(retarget(answer, f"#pj-{character.pk}"), "outerHTML")
+        return with_cursor(answer, campaign, covers=[character.pk])
     return with_cursor(_render_board_part(request, campaign, toast=toast), campaign)
 
 
@@ -186,4 +201,5 @@ def _void(request: HttpRequest, campaign: Campaign, event: StateEvent, reason: s
         "who": who,
         "what": event_label(event.event),
     }
-    return _party_done(request, campaign, [{"title": text, "lines": [], "text": text}])
+    toast = {"title": text, "lines": [], "text": text}
+    return _party_done(request, campaign, [toast], character=event.character)

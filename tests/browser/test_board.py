@@ -174,6 +174,8 @@ def test_undo_voids_the_latest_event(browser, app_url, table):
 
     expect(card(page, "Aiko").get_by_text("no puede actuar")).to_have_count(0)
     expect(page.locator("#toasts")).to_contain_text("Deshecho")
+    # Only Aiko's card was answered, in its place: the others stay.
+    expect(page.locator("article.pj-card")).to_have_count(3)
     assert StateEvent.objects.filter(campaign=table["campaign"], void_at__isnull=False).count() == 1
 
 

@@ -752,6 +752,55 @@ def test_void_an_earlier_event_with_a_reason(dj_client, campaign, aiko):
     }
 
 
+def test_voiding_a_pjs_event_answers_and_renders_that_card_only(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+    latest = last(campaign)
+
+    response = dj_client.post(reverse("undo", args=["kiso"]), {"seq": latest.seq}, headers=HX)
+
+    html = response.content.decode()
+    campaign.refresh_from_db()
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == f"#pj-{aiko.pk}" and response["HX-Reswap"] == "outerHTML"
+    assert response["X-Change-Pj"] == str(aiko.pk)
+    assert f'id="pj-{aiko.pk}"' in html and f'id="pj-{kenji.pk}"' not in html
+    assert 'id="recent"' in html and 'id="undo"' in html and f"#{latest.seq}" in html
+    # What every other page is about to ask for: that card and the panels, nothing more.
+    at = (campaign.pk, campaign.change_cursor, "es")
+    assert fastpath.SHARED.peek((*at, "card", aiko.pk)) is not None
+    assert fastpath.SHARED.peek((*at, "card", kenji.pk)) is None
+
+
+def test_voiding_a_campaign_wide_event_answers_every_card(dj_client, campaign, aiko, kenji):
+    dj_client.post(
+        reverse("party_time", args=["kiso"]), {"amount": "1", "unit": "minutes"}, headers=HX
+    )
+    latest = last(campaign)
+
+    response = dj_client.post(reverse("undo", args=["kiso"]), {"seq": latest.seq}, headers=HX)
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "HX-Retarget" not in response
+    assert response["X-Change-Pj"] == "all"
+    assert f'id="pj-{aiko.pk}"' in html and f'id="pj-{kenji.pk}"' in html
+
+
+def test_voiding_an_archived_pjs_event_answers_the_board(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+    wound = last(campaign)
+    services.character_archive(character=aiko)
+
+    response = dj_client.post(
+        reverse("void", args=["kiso"]), {"seq": wound.seq, "reason": "error"}, headers=HX
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "HX-Retarget" not in response
+    assert f'id="pj-{kenji.pk}"' in html and f'id="pj-{aiko.pk}"' not in html
+    wound.refresh_from_db()
+    assert wound.is_void
+
+
 def test_a_refused_void_shows_the_engines_explanation(dj_client, campaign, aiko):
     act(dj_client, campaign, aiko, action="sleep")
     sleep = last(campaign)
