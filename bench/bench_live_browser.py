@@ -13,7 +13,7 @@ both read the same wall clock, and the pages' clocks are read once, after the la
 
 Chromium is driven through its DevTools pipe (bench/_cdp.py), not Playwright: Playwright
 follows every request of every page it drives, and with 21 pages on two cores that took
-about 25 ms of CPU per click (its driver and this process) while the changes travelled.
+about 45 ms of CPU per click (its driver and this process) while the changes travelled.
 Here no debugger is attached to the observers between the clicks and the reading.
 
 Knobs for looking closer: OBSERVERS (default 20) and CLICKS (30); TIMING=1 prints when the
