@@ -1,9 +1,13 @@
-"""Middleware: Spanish first for the UI language; a chain that stays in one thread."""
+"""Middleware: Spanish first for the UI language; a chain that stays in one thread; late
+taps refused."""
 
 from django.conf import settings
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
+from django.utils.translation import gettext as _
+
+from . import deadline
 
 
 class SpanishFirstLocaleMiddleware(LocaleMiddleware):
@@ -38,3 +42,46 @@ class SyncChainMiddleware:
 
     def __call__(self, request: HttpRequest):
         return self.get_response(request)
+
+
+class TapDeadlineMiddleware:
+    """Refuse a tap that reaches the server, or its campaign's lock, after its deadline.
+
+    Sync only, like the rest of the chain. The refusal is a 409 that swaps nothing
+    (HX-Reswap: none) with the words to show, in the user's language, next to the control
+    (static/js/live.js puts them on the card).
+    """
+
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        if request.method != "POST":
+            return self.get_response(request)
+        limit = deadline.parse(request.headers.get(deadline.HEADER))
+        if deadline.passed(limit):
+            return _too_late()
+        token = deadline.set_for_request(limit)
+        try:
+            return self.get_response(request)
+        finally:
+            deadline.reset(token)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if isinstance(exception, deadline.TapTooLate):
+            return _too_late()
+        return None
+
+
+def _too_late() -> HttpResponse:
+    response = HttpResponse(
+        _("Not recorded: this tap reached the server too late. Check the card and tap again."),
+        status=409,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["HX-Reswap"] = "none"
+    response["X-Zodiac-Refused"] = "late"
+    return response

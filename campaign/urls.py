@@ -1,11 +1,11 @@
 from django.urls import path
 
+from .live import views as live
 from .views import (
     backup,
     board,
     history,
     home,
-    live,
     party,
     players,
     pwa,
@@ -82,7 +82,8 @@ urlpatterns = [
     path("campanas/importar/", backup.campaign_import, name="campaign_import"),
     # The installable app: its service worker must be served from the root to cover it all
     path("sw.js", pwa.service_worker, name="service_worker"),
-    # The live channel: which cards changed (SSE, and polling where SSE cannot pass)
-    path("c/<slug:slug>/en-vivo/", live.stream, name="live_stream"),
-    path("c/<slug:slug>/cambios/", live.changes, name="live_changes"),
+    # The live channel: one stream per browser, for every campaign its pages show (SSE, and
+    # polling where SSE cannot pass)
+    path("en-vivo/", live.stream, name="live_stream"),
+    path("en-vivo/cambios/", live.changes, name="live_changes"),
 ]

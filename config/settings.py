@@ -90,6 +90,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # Axes goes after the others: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
+    # A tap the page gave up on is refused, never applied late (campaign/deadline.py).
+    "campaign.middleware.TapDeadlineMiddleware",
     # Last: keeps the chain sync, in one thread, under ASGI (see its docstring).
     "campaign.middleware.SyncChainMiddleware",
 ]

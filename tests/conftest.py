@@ -44,16 +44,6 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
 
 
 @pytest.fixture(autouse=True)
-def _fresh_live_renders():
-    """Rolled-back tests reuse campaign ids and cursors: no render may outlive its test."""
-    from campaign import fastpath
-
-    fastpath.reset()
-    yield
-    fastpath.reset()
-
-
-@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """PBKDF2 is slow on purpose; the tests only need hashes that check."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -138,7 +138,8 @@ OBJECT_ARGUMENTS = ("pk", "seq")  # the arguments a target fills
 OTHER_ARGUMENTS = ("slug", "kind", "token", "number", "fmt")  # filled the same for everyone
 
 # A query string that makes the request a meaningful one for those who may make it.
-QUERIES = {"live_changes": "?since=0"}
+# "{campaign}" is campaign A's id: the live channel names its campaigns in the query.
+QUERIES = {"live_changes": "?since={campaign}:0", "live_stream": "?since={campaign}:0"}
 
 # Read on a real event loop and with committed data: the stream looks its viewer up on the
 # live hub's own thread and database connection (campaign.live.Hub.query).
@@ -270,7 +271,9 @@ class World:
             "seq": events[target].seq if target in events else None,
         }
         kwargs = {argument: values[argument] for argument in URL_ARGUMENTS[name]}
-        return reverse(name, kwargs=kwargs) + QUERIES.get(name, "")
+        return reverse(name, kwargs=kwargs) + QUERIES.get(name, "").format(
+            campaign=self.campaign.pk
+        )
 
     def client(self, role: str, **options) -> Client:
         client = Client(**options)
@@ -418,6 +421,8 @@ def ask(world: World, role: str, method: str, url: str) -> Answer:
     if response.streaming:
         # Closing what the test client wraps the stream in closes the response too.
         answer.first = first_chunk(response)
+    elif answer.content_type == "text/event-stream":
+        answer.first = response.content  # not served by ASGI: the stream says to poll
     return answer
 
 
@@ -571,7 +576,7 @@ class TestOnOneWorld:
         changes = client.get(world.url("live_changes"))
 
         assert changes.status_code == 200
-        assert json.loads(changes.content)["pj"] == [world.own.pk]
+        assert [batch["pj"] for batch in json.loads(changes.content)["changes"]] == [[world.own.pk]]
         for page, html in sheet_pages(world, client).items():
             assert f'id="pj-{world.own.pk}"' in html and "Tsubaki" in html, page
             assert f'id="pj-{world.other.pk}"' not in html and "Hayato" not in html, page

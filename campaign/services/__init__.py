@@ -5,6 +5,7 @@ writers, so `seq` and the change cursor stay gapless and unique and the snapshot
 miss an event, on SQLite and PostgreSQL alike.
 """
 
+from ..live.channel import change_record
 from .campaigns import (
     campaign_create,
     campaign_update,
@@ -13,7 +14,7 @@ from .campaigns import (
     catalogue_seed,
     membership_set,
 )
-from .changes import change_record, lock
+from .changes import lock
 from .characters import (
     character_archive,
     character_create,

@@ -10,10 +10,11 @@ from django.utils.translation import gettext as _
 
 import rules
 
+from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, Character, CharacterSnapshot, Membership
 from ..selectors import campaign_clock
 from .campaigns import membership_set
-from .changes import change_record, lock
+from .changes import lock
 from .events import event_record
 
 _UNSET = object()

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 import rules
 from rules import RuleError
 
+from ..live.channel import change_record
 from ..models import (
     Campaign,
     CampaignChange,
@@ -23,7 +24,7 @@ from ..models import (
     StateEvent,
 )
 from ..selectors import character_log
-from .changes import change_record, lock
+from .changes import lock
 
 
 class EventVoidRefused(ValueError):

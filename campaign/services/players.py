@@ -14,9 +14,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ..live.channel import change_record
 from ..models import CampaignChange, Character, Invitation, Membership
 from .campaigns import membership_set
-from .changes import change_record, lock
+from .changes import lock
 
 INVITATION_TTL = timedelta(hours=48)
 # No 0/O, 1/I/L: a code read aloud or copied from a screen is not misread.

@@ -9,8 +9,9 @@ from django.utils.translation import gettext as _
 
 import rules
 
+from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, GameSession
-from .changes import change_record, lock
+from .changes import lock
 
 
 def session_start(

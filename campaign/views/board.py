@@ -13,7 +13,6 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -21,9 +20,10 @@ import rules
 from rules import RuleError
 from rules.vocab import ESPECIFICOS
 
-from .. import cards, fastpath, forms, selectors, services
+from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import modifier_breakdown
+from ..live import parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
 from ..trail import event_summary
 
@@ -41,7 +41,8 @@ TIME_BUTTONS = (
 ATTRIBUTE_CHOICES = ("FUE", "AGI", "DES", "VOL", "INT", "OTRO")
 
 
-def _build(campaign: Campaign, character: Character, catalogue: dict) -> cards.Card:
+def board_card(campaign: Campaign, character: Character, catalogue: dict) -> cards.Card:
+    """A PJ's card as the DJ's board shows it."""
     # The stored state (engine key included) tells given E.Esp from derived ones.
     return cards.build(
         character,
@@ -51,7 +52,7 @@ def _build(campaign: Campaign, character: Character, catalogue: dict) -> cards.C
     )
 
 
-def _panels(campaign: Campaign, characters: list[Character]) -> dict:
+def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
     """The clock, the undo button and recent events: what every action refreshes."""
     clock = max((c.snapshot.state["clock"] for c in characters), default=0)
     recent = selectors.recent_events(campaign=campaign)
@@ -71,8 +72,8 @@ def board_context(request: HttpRequest, campaign: Campaign) -> dict:
     characters = selectors.board_characters(campaign=campaign)
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     return {
-        **_panels(campaign, characters),
-        "cards": [_build(campaign, c, catalogue) for c in characters],
+        **board_panels(campaign, characters),
+        "cards": [board_card(campaign, c, catalogue) for c in characters],
         "session": selectors.open_session(campaign=campaign),
     }
 
@@ -83,7 +84,7 @@ def _state(character: Character) -> dict:
 
 
 def _card(campaign: Campaign, character: Character) -> cards.Card:
-    return _build(campaign, character, selectors.catalogue_by_name(campaign=campaign))
+    return board_card(campaign, character, selectors.catalogue_by_name(campaign=campaign))
 
 
 @require_GET
@@ -103,70 +104,21 @@ def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return card_answer(request, campaign, character)
 
 
-def shared_parts(request: HttpRequest, campaign: Campaign, wanted: list[int] | None) -> list[str]:
-    """The parts of a live refresh (the cards `wanted`, or all when None, then the panels),
-    rendered once per change for every DJ page (campaign.fastpath keeps them)."""
-    shared = fastpath.SHARED
-    base = (campaign.pk, campaign.change_cursor, cards.lang())
-    board = {}
-
-    def loaded() -> dict:
-        # One read of the board, only when something is not rendered yet.
-        if not board:
-            characters = selectors.board_characters(campaign=campaign)
-            board["characters"] = {c.pk: c for c in characters}
-            board["catalogue"] = selectors.catalogue_by_name(campaign=campaign)
-            board["panels"] = _panels(campaign, characters)
-        return board
-
-    def card_part(pk: int) -> str:
-        character = loaded()["characters"].get(pk)
-        if character is None:  # archived meanwhile: off this page's board too
-            return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
-        context = {
-            **loaded()["panels"],
-            "card": _build(campaign, character, loaded()["catalogue"]),
-            "common": True,
-            "card_oob": True,
-        }
-        return render_to_string(TEMPLATE + "#card", context, request)
-
-    def render_panels() -> str:
-        context = {**loaded()["panels"], "common": True, "oob": True, "live": True}
-        return render_to_string(TEMPLATE + "#live", context, request)
-
-    if wanted is None:
-        pks = shared.get((*base, "pks"), lambda: ",".join(map(str, loaded()["characters"])))
-        wanted = [int(pk) for pk in pks.split(",") if pk]
-    parts = [shared.get((*base, "card", pk), lambda p=pk: card_part(p)) for pk in wanted]
-    parts.append(shared.get((*base, "panels"), render_panels))
-    return parts
-
-
-def warm(request: HttpRequest, campaign: Campaign, character: Character | None) -> None:
-    """Render, right after a change, the refresh every other open board is about to ask for.
-
-    The live streams heard of the change at commit: the pages' refreshes reach the server
-    while this renders, and campaign.fastpath answers each from memory as soon as it is
-    ready. (Holding the news until it was rendered made every page hear it about 8 ms later
-    and see it later too: measured with bench_live_browser.)"""
-    campaign.refresh_from_db(fields=["change_cursor"])
-    shared_parts(request, campaign, [character.pk] if character is not None else None)
-
-
 @require_GET
 @login_required
 def refresh(request: HttpRequest, slug: str) -> HttpResponse:
-    """What a live change asks for: the named cards (or all) and the panels, out of band."""
+    """What a live change asks for, where the stream did not carry it: the named cards (or
+    all) and the panels, each replacing the element with its id."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    # This session may now be answered from memory for a few seconds (campaign.fastpath).
-    fastpath.grant(session_key=request.session.session_key, slug=slug, campaign_id=campaign.pk)
     wanted = request.GET.getlist("pj")
-    if not all(pk.isascii() and pk.isdigit() for pk in wanted):
+    if not all(pk.isascii() and pk.isdigit() and len(pk) < 19 for pk in wanted):
         return HttpResponseBadRequest(_("Unknown PJ."))
-    everyone = request.GET.get("all") == "1"
-    parts = shared_parts(request, campaign, None if everyone else [int(pk) for pk in wanted])
-    return HttpResponse("".join(parts))
+    pks = [int(pk) for pk in wanted]
+    if request.GET.get("all") == "1":
+        pks = [c.pk for c in selectors.board_characters(campaign=campaign)]
+    keys = parts.dj_keys(pks)
+    rendered = parts.render(campaign.pk, cards.lang(), keys)
+    return HttpResponse("".join(rendered[key] for key in keys))
 
 
 def card_answer(
@@ -184,7 +136,7 @@ def card_answer(
         Character.objects.select_related("snapshot", "player").get(pk=character.pk)
     )
     context = {
-        **_panels(campaign, characters),
+        **board_panels(campaign, characters),
         "card": _card(campaign, character),
         "error": error,
         "toast": toast,
@@ -277,7 +229,8 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
         return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
-    warm(request, campaign, character)
+    # Read before the card is rendered: the answer reflects at least this cursor (live.js).
+    campaign.refresh_from_db(fields=["change_cursor"])
     toast = event_summary(record, roll=action.roll)
     if not request.htmx:
         messages.success(request, toast["text"])
@@ -338,8 +291,8 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
     characters = selectors.board_characters(campaign=campaign)
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     context = {
-        **_panels(campaign, characters),
-        "card": _build(campaign, character, catalogue),
+        **board_panels(campaign, characters),
+        "card": board_card(campaign, character, catalogue),
         "ask": kind,
         "grade": request.GET.get("grade", "leve"),
         "sources": [e for e in catalogue.values() if e.kind != CatalogueEntry.Kind.ESPECIAL],

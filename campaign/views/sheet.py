@@ -19,9 +19,10 @@ from rules import RuleError
 
 from .. import cards, forms, selectors, services
 from ..access import character_for_viewer
+from ..live import parts
 from ..models import Campaign, Character, Membership
 from ..trail import event_summary
-from .board import idempotency_key, warm, with_cursor
+from .board import idempotency_key, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
 
@@ -64,28 +65,21 @@ def sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """What a live change asks for: the cards it named (or all) that this sheet shows, and
-    the clock, each replacing the element with its id."""
+    """What a live change asks for, where the stream did not carry it: the cards it named
+    (or all) that this sheet shows, and the clock line, each replacing the element with its
+    id."""
     membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
     wanted = request.GET.getlist("pj")
-    if not all(value.isdigit() for value in wanted):
+    if not all(value.isascii() and value.isdigit() and len(value) < 19 for value in wanted):
         return HttpResponseBadRequest(_("Unknown PJ."))
     everyone = request.GET.get("all") == "1"
-    context = _context(membership, character)
-    shown = [context["card"], *context["party"]]
-    parts = [
-        render_to_string(
-            TEMPLATE + ("#sheet_card" if card.character.pk == character.pk else "#party_card"),
-            {**context, "card": card},
-            request,
-        )
-        for card in shown
-        if everyone or str(card.character.pk) in wanted
-    ]
-    parts.append(render_to_string(TEMPLATE + "#status", context, request))
-    response = HttpResponse("".join(parts))
-    response["X-Change-Cursor"] = str(membership.campaign.change_cursor)
-    return response
+    party = [c.pk for c in _party(membership.campaign, character)]
+    keys = parts.sheet_keys(
+        own=[character.pk] if everyone or str(character.pk) in wanted else [],
+        party=[p for p in party if everyone or str(p) in wanted],
+    )
+    rendered = parts.render(membership.campaign_id, cards.lang(), keys)
+    return HttpResponse("".join(rendered[key] or "" for key in keys))
 
 
 @require_POST
@@ -109,7 +103,6 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except RuleError as err:
         error, status = err.message(cards.lang()), 422
     else:
-        warm(request, campaign, character)
         toast = event_summary(record, roll=action.roll)
     if not request.htmx:
         if error:

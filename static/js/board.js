@@ -5,20 +5,28 @@
   "use strict";
   var board = document.getElementById("board");
   if (!board || !window.htmx) return;
-  var slug = board.dataset.slug;
 
-  // -- live: another page changed something; fetch our own rendering of it -----------
-  // One request per change: the named cards (or all) and the panels, swapped out of band.
+  // -- live: another page changed something; show our rendering of it -----------------
   // live.js leaves out the news this page's own answers already showed.
   document.addEventListener("zodiac:change", function (event) {
     refresh(event.detail || {});
   });
 
+  // The stream usually carries the board's rendering of the change: the cards it names
+  // (every card, for a change of all) and the panels.
   function refresh(detail) {
     var missing = !detail.all && (detail.pj || []).some(function (id) { return !document.getElementById("pj-" + id); });
-    zodiacLive.fetchParts("/c/" + slug + "/refrescar/", detail).then(function (answer) {
-      if (answer) swapParts(answer.html);
-    }).catch(function () { /* the stream says when the server is away */ });
+    var names = detail.all
+      ? Object.keys(detail.parts || {}).filter(function (name) { return name.indexOf("card:") === 0; })
+      : (detail.pj || []).map(function (id) { return "card:" + id; });
+    var html = zodiacLive.given(detail, names.concat(["panels"]));
+    if (html !== null) {
+      swapParts(html);
+    } else {
+      zodiacLive.fetchParts(board.dataset.refresh, detail).then(function (answer) {
+        if (answer) swapParts(answer.html);
+      }).catch(function () { /* the stream says when the server is away */ });
+    }
     // A PJ added, archived or restored elsewhere: the list of cards itself changed.
     if (missing) {
       htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
@@ -96,18 +104,6 @@
     var target = event.detail.target;
     var card = target && target.id ? document.getElementById(target.id) : null;
     if (card && card.classList.contains("pj-card")) afterCardSwap(card);
-  });
-
-  // Forms from a shared (live) rendering carry no idempotency key: give each form element
-  // one, kept until the element is replaced, so a double tap still records once.
-  document.body.addEventListener("htmx:configRequest", function (event) {
-    var form = event.detail.elt.closest ? event.detail.elt.closest("form") : null;
-    if (!form || event.detail.verb !== "post" || event.detail.parameters.key) return;
-    if (!form.dataset.key) {
-      form.dataset.key = window.crypto && crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
-        : String(Date.now()) + Math.random().toString(16).slice(2);
-    }
-    event.detail.parameters.key = form.dataset.key;
   });
 
   // -- clicks ----------------------------------------------------------------------

@@ -1,39 +1,70 @@
-// The live channel (campaign/live.py): tells the page which PJ cards changed.
+// The live channel (campaign/live/): tells the page which PJ cards changed, usually with
+// those cards already rendered for this kind of page.
 //
-// Needs <div id="live" data-stream data-poll data-cursor data-reconnecting> (see
-// templates/campaign/_live.html) holding #live-status, a role="status" element shown while
-// the stream is down. Every change becomes a `zodiac:change` event on document, detail
-// {cursor, pj, all}; the page then fetches its own rendering of what changed.
+// Needs <div id="live" data-stream data-poll data-campaign data-cursor data-view data-user
+// data-reconnecting data-unanswered> (templates/campaign/_live.html) holding #live-status,
+// a role="status" element shown while the stream is down. Every change of this page's
+// campaign becomes a `zodiac:change` event on document, detail {cursor, pj, all, parts}:
+// `parts` ({"card:12": html, ...}) when the stream carried this kind of page's rendering,
+// else the page fetches its own.
+//
+// One stream per browser: the tabs of one user share it. One tab holds it under a Web
+// Lock and relays each message to the others over a BroadcastChannel; when that tab closes
+// or is frozen, the next one in the lock's queue takes over from the last change it saw.
+// Without those features a page holds its own stream; without EventSource, it polls.
 //
 // The page's own actions answer with the cards they changed, already rendered: each answer
 // says the cursor it reflects (X-Change-Cursor) and the cards it holds (X-Change-Pj: ids,
 // or "all"), and the news of those cards up to that cursor is no news here. While one of
 // the page's own actions is on its way, news waits for its answer (the answer may be that
 // news), and a refresh that lands meanwhile is asked again after it (fetchParts).
+//
+// Taps: each htmx POST is dated on the server's clock (X-Zodiac-Sent; the stream tells
+// the clock) and abandoned after TAP_GIVES_UP_MS without an answer; the server refuses a
+// tap past its deadline (campaign/deadline.py), so an abandoned tap is never applied late.
 (() => {
   "use strict";
   const live = document.getElementById("live");
   if (!live) return;
   const status = document.getElementById("live-status");
   const reconnecting = live.dataset.reconnecting || (status && status.textContent) || "";
+  const me = { campaign: Number(live.dataset.campaign), view: live.dataset.view || "" };
+  const user = live.dataset.user || "";
   const POLL_MS = 2000;
   const STREAM_TRIES = 3; // refused streams in a row before polling instead
   const RETRY_STREAM_MS = 60000; // while polling, try the stream again this often
+  const TAP_GIVES_UP_MS = 8000; // campaign/deadline.py PAGE_GIVES_UP
 
   let cursor = Number(live.dataset.cursor) || 0;
-  let refused = 0;
+  let serverOffset = null; // the server's clock minus this page's, in ms
 
   // data-state on #live says how the page follows changes: open, reconnecting or polling.
-  function showDown(down, state = down ? "reconnecting" : "open") {
+  function showDown(state) {
+    const down = state === "reconnecting";
     live.dataset.state = state;
     if (!status) return;
     status.textContent = down ? reconnecting : "";
     status.hidden = !down;
   }
 
-  function deliver(data) {
-    cursor = data.cursor;
-    news({ cursor: data.cursor, pj: data.pj, all: data.all });
+  // A message of the stream (or of polling), for any campaign of this browser's pages.
+  function receive(message) {
+    if (message.campaign !== me.campaign) return;
+    if (message.reset) {
+      // The database was restored to an earlier cursor: everything anew from there.
+      cursor = message.cursor;
+      news({ cursor: message.cursor, pj: [], all: true });
+      return;
+    }
+    if (message.cursor <= cursor) return;
+    const missed = message.after > cursor; // this page was not there for some news
+    cursor = message.cursor;
+    if (missed) {
+      news({ cursor: message.cursor, pj: [], all: true });
+      return;
+    }
+    const parts = message.view === me.view ? message.parts : undefined;
+    news({ cursor: message.cursor, pj: message.pj, all: message.all, parts });
   }
 
   // -- the page's own answers ---------------------------------------------------------
@@ -57,7 +88,8 @@
     document.dispatchEvent(new CustomEvent("zodiac:change", { detail }));
   }
 
-  // Several pieces of news as one: one refresh after the wait, not one each.
+  // Several pieces of news as one: one refresh after the wait, not one each (fetched: the
+  // parts each carried are of different moments).
   function merged(details) {
     const dated = details.every((d) => d.cursor);
     return {
@@ -78,11 +110,16 @@
       if (posting) return;
       const waiting = held;
       held = [];
-      if (waiting.length) news(merged(waiting));
+      if (waiting.length === 1) news(waiting[0]);
+      else if (waiting.length) news(merged(waiting));
     });
   });
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
+    if (xhr && xhr.status === 409 && xhr.getResponseHeader("X-Zodiac-Refused") === "late") {
+      tell(event.detail.elt, xhr.responseText);
+      return;
+    }
     const at = Number(xhr && xhr.getResponseHeader("X-Change-Cursor")) || 0;
     const covers = (xhr && xhr.getResponseHeader("X-Change-Pj")) || "";
     if (!at) return;
@@ -95,13 +132,72 @@
     }
   });
 
+  // -- taps: keyed, dated on the server's clock, abandoned when unanswered ------------
+  const newKey = () =>
+    window.crypto && crypto.randomUUID
+      ? crypto.randomUUID().replace(/-/g, "")
+      : String(Date.now()) + Math.random().toString(16).slice(2);
+
+  htmxConfig();
+  function htmxConfig() {
+    if (window.htmx) htmx.config.timeout = TAP_GIVES_UP_MS;
+  }
+
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    const detail = event.detail;
+    if (detail.verb !== "post") return;
+    // Forms from a live rendering carry no idempotency key: each form element gets one,
+    // kept until the element is replaced, so a double tap still records once.
+    const form = detail.elt.closest ? detail.elt.closest("form") : null;
+    if (form && !detail.parameters.key) {
+      if (!form.dataset.key) form.dataset.key = newKey();
+      detail.parameters.key = form.dataset.key;
+    }
+    if (serverOffset !== null) {
+      detail.headers["X-Zodiac-Sent"] = String(Math.round(Date.now() + serverOffset));
+    }
+  });
+  document.body.addEventListener("htmx:timeout", (event) => {
+    const verb = ((event.detail.requestConfig || {}).verb || "").toLowerCase();
+    if (verb === "post") tell(event.detail.elt, live.dataset.unanswered || "");
+  });
+
+  // Words about a tap, next to it: on its card, else in the page's alert, else after it.
+  function tell(elt, text) {
+    const card = elt && elt.closest ? elt.closest("article.pj-card") : null;
+    let slot = card && card.querySelector(".card-error");
+    if (card && !slot) {
+      slot = document.createElement("p");
+      slot.className = "card-error";
+      slot.setAttribute("role", "alert");
+      const head = card.querySelector(".pj-head");
+      if (head) head.after(slot);
+      else card.prepend(slot);
+    }
+    if (!slot) {
+      const alert = document.getElementById("board-alert");
+      if (alert) {
+        slot = document.createElement("p");
+        slot.className = "alert-text";
+        alert.replaceChildren(slot);
+      }
+    }
+    if (!slot && elt && elt.closest) {
+      slot = document.createElement("p");
+      slot.className = "card-error";
+      slot.setAttribute("role", "alert");
+      (elt.closest("form") || elt).after(slot);
+    }
+    if (slot) slot.textContent = text;
+  }
+
   // -- updating a part in place ------------------------------------------------------
   // A refreshed card differs from the one shown by a few words and marks: change those
   // nodes only, instead of replacing the whole card. The page then lays out and paints
-  // only what changed (twenty pages at a table do it at once), the focus stays where it
-  // was, and a <details> the user opened stays open. Children are matched in order by
-  // kind (tag, id and first class; text with text): a node of the same kind in the same
-  // place is changed in place; one that appears is inserted, one that went is removed.
+  // only what changed, the focus stays where it was, and a <details> the user opened
+  // stays open. Children are matched in order by kind (tag, id and first class; text
+  // with text): a node of the same kind in the same place is changed in place; one that
+  // appears is inserted, one that went is removed.
   const kind = (node) =>
     node.nodeType === Node.ELEMENT_NODE
       ? `${node.nodeName}#${node.id}.${node.classList[0] || ""}`
@@ -158,7 +254,15 @@
     before.slice(i).forEach((gone) => gone.remove());
   }
 
-  // -- asking for this page's rendering of a change ----------------------------------
+  // -- this page's rendering of a change -----------------------------------------------
+  // The parts `names` of a change, joined, when the stream carried every one; else null
+  // (the page fetches its own).
+  function given(detail, names) {
+    const carried = detail.parts;
+    if (!carried || !names.every((name) => typeof carried[name] === "string")) return null;
+    return names.map((name) => carried[name]).join("");
+  }
+
   // GET `url` for the PJ named in `detail` (or all): {status, html}, or null when one of
   // the page's own actions went out meanwhile (the answer may be older than that action's:
   // the news is asked again once it is answered).
@@ -187,58 +291,247 @@
       .filter(([old]) => old);
   }
 
-  window.zodiacLive = {
-    fetchParts,
-    parts,
-    patch,
-    news,
+  window.zodiacLive = { fetchParts, given, parts, patch, news };
+
+  // -- the transport: a stream, or polling, for the campaigns `follow` names ---------
+  // follow: Map of campaign id -> the cursor to start after; it follows every message.
+  function transport(follow, on) {
+    let source = null;
+    let timer = null;
+    let refused = 0;
+    let stopped = false;
+    const since = () => [...follow].map(([campaign, at]) => `${campaign}:${at}`).join(",");
+    const clock = (data) => {
+      if (data && data.now) on.clock(data.now - Date.now());
+    };
+    const deliver = (message) => {
+      follow.set(message.campaign, message.cursor);
+      on.message(message);
+    };
+
+    function stream() {
+      if (stopped) return;
+      const url = new URL(live.dataset.stream, window.location.href);
+      url.searchParams.set("since", since());
+      source = new EventSource(url);
+      source.addEventListener("open", () => {
+        refused = 0;
+        on.state("open");
+      });
+      source.addEventListener("hello", (event) => {
+        const data = JSON.parse(event.data);
+        clock(data);
+        if (data.gone.length) on.gone(data.gone);
+      });
+      source.addEventListener("ping", (event) => clock(JSON.parse(event.data)));
+      source.addEventListener("change", (event) => {
+        const data = JSON.parse(event.data);
+        clock(data);
+        deliver(data);
+      });
+      // Who the stream serves changed (a session, a membership): ask again from here.
+      source.addEventListener("reopen", () => {
+        source.close();
+        stream();
+      });
+      // A server that cannot stream (runserver): poll at once.
+      source.addEventListener("poll", (event) => {
+        clock(JSON.parse(event.data));
+        source.close();
+        poll(Date.now());
+      });
+      source.addEventListener("error", () => {
+        if (stopped) return;
+        on.state("reconnecting");
+        // CONNECTING: the browser retries by itself, sending Last-Event-ID.
+        if (source.readyState !== EventSource.CLOSED) return;
+        // CLOSED: the server or a proxy refused the stream; reconnect by hand, or poll.
+        source.close();
+        refused += 1;
+        if (refused < STREAM_TRIES) timer = window.setTimeout(stream, 1000 * refused);
+        else poll(Date.now());
+      });
+    }
+
+    async function poll(started) {
+      if (stopped) return;
+      if (window.EventSource && Date.now() - started > RETRY_STREAM_MS) {
+        refused = STREAM_TRIES - 1; // one refusal more and we are back to polling
+        stream();
+        return;
+      }
+      try {
+        const url = new URL(live.dataset.poll, window.location.href);
+        url.searchParams.set("since", since());
+        const response = await fetch(url, {
+          headers: { Accept: "application/json" },
+          cache: "no-store",
+          credentials: "same-origin",
+        });
+        if (response.status === 200) {
+          const data = await response.json();
+          clock(data);
+          if (data.gone.length) on.gone(data.gone);
+          data.changes.forEach(deliver);
+        }
+        const answered = response.status === 200 || response.status === 204;
+        if (!stopped) on.state(answered ? "polling" : "reconnecting");
+      } catch {
+        if (!stopped) on.state("reconnecting");
+      }
+      if (!stopped) timer = window.setTimeout(() => poll(started), POLL_MS);
+    }
+
+    if (window.EventSource) stream();
+    else poll(Date.now());
+    return {
+      follow,
+      stop() {
+        stopped = true;
+        window.clearTimeout(timer);
+        if (source) source.close();
+      },
+    };
+  }
+
+  const gone = (campaigns) => {
+    // This page's campaign is no longer this user's to see: show what the server says.
+    if (campaigns.includes(me.campaign)) window.location.reload();
+  };
+  const setClock = (offset) => {
+    serverOffset = offset;
   };
 
-  function since(base) {
-    const url = new URL(base, window.location.href);
-    url.searchParams.set("since", String(cursor));
-    return url;
+  // -- one stream for the whole browser ------------------------------------------------
+  const shared = user && window.EventSource && window.BroadcastChannel && navigator.locks;
+  if (!shared) {
+    const alone = { message: receive, state: showDown, clock: setClock, gone };
+    transport(new Map([[me.campaign, cursor]]), alone);
+    return;
   }
 
-  function stream() {
-    const source = new EventSource(since(live.dataset.stream));
-    source.addEventListener("open", () => {
-      refused = 0;
-      showDown(false);
-    });
-    source.addEventListener("change", (event) => deliver(JSON.parse(event.data)));
-    source.addEventListener("error", () => {
-      showDown(true);
-      // CONNECTING: the browser retries by itself, sending Last-Event-ID.
-      if (source.readyState !== EventSource.CLOSED) return;
-      // CLOSED: the server or a proxy refused the stream; reconnect by hand, or poll.
-      source.close();
-      refused += 1;
-      if (refused < STREAM_TRIES) window.setTimeout(stream, 1000 * refused);
-      else poll();
-    });
-  }
+  const name = `zodiac-live-${user}`;
+  const channel = new BroadcastChannel(name);
+  const tab = newKey();
+  const tabs = new Map([[tab, { campaign: me.campaign, cursor }]]); // every page of this browser
+  let leading = null; // the transport this tab holds for the browser
+  let stepDown = null;
+  let state = "connecting";
+  const say = (data) => channel.postMessage(data);
 
-  async function poll(started = Date.now()) {
-    if (window.EventSource && Date.now() - started > RETRY_STREAM_MS) {
-      refused = STREAM_TRIES - 1; // one refusal more and we are back to polling
-      stream();
-      return;
+  // Every tab's news reaches every tab: each knows where every page is.
+  function advance(message) {
+    for (const page of tabs.values()) {
+      if (page.campaign === message.campaign) page.cursor = Math.max(page.cursor, message.cursor);
     }
-    try {
-      const response = await fetch(since(live.dataset.poll), {
-        headers: { Accept: "application/json" },
-        cache: "no-store",
-      });
-      if (response.status === 200) deliver(await response.json());
-      const answered = response.status === 200 || response.status === 204;
-      showDown(!answered, answered ? "polling" : "reconnecting");
-    } catch {
-      showDown(true);
-    }
-    window.setTimeout(() => poll(started), POLL_MS);
+  }
+  function hello() {
+    tabs.get(tab).cursor = cursor;
+    say({ type: "hello", tab, campaign: me.campaign, cursor });
   }
 
-  if (window.EventSource) stream();
-  else poll();
+  channel.addEventListener("message", ({ data }) => {
+    if (data.type === "change") {
+      advance(data.message);
+      receive(data.message);
+    } else if (data.type === "hello") {
+      tabs.set(data.tab, { campaign: data.campaign, cursor: data.cursor });
+      if (leading) join(data.campaign, data.cursor);
+    } else if (data.type === "bye") {
+      tabs.delete(data.tab);
+    } else if (data.type === "state") {
+      showDown(data.state);
+      if (data.offset !== null) serverOffset = data.offset;
+      // The stream got news this page did not hear (it opened just before): ask anew.
+      const at = data.cursors && data.cursors[me.campaign];
+      if (at > cursor) receive({ campaign: me.campaign, after: at, cursor: at });
+    } else if (data.type === "clock") {
+      serverOffset = data.offset;
+    } else if (data.type === "gone") {
+      gone(data.campaigns);
+    } else if (data.type === "leader") {
+      hello();
+    }
+  });
+
+  function tellState() {
+    const cursors = leading ? Object.fromEntries(leading.follow) : null;
+    say({ type: "state", state, offset: serverOffset, cursors });
+  }
+
+  // A page of a campaign the stream does not follow yet: open it again with that one too.
+  function join(campaign, at) {
+    if (!leading.follow.has(campaign)) {
+      const follow = new Map(leading.follow).set(campaign, at);
+      leading.stop();
+      leading = transport(follow, relay);
+    }
+    tellState();
+  }
+
+  const relay = {
+    message(message) {
+      say({ type: "change", message });
+      advance(message);
+      receive(message);
+    },
+    state(now) {
+      state = now;
+      showDown(now);
+      tellState();
+    },
+    clock(offset) {
+      serverOffset = offset;
+      say({ type: "clock", offset });
+    },
+    gone(campaigns) {
+      say({ type: "gone", campaigns });
+      gone(campaigns);
+    },
+  };
+
+  function lead() {
+    return new Promise((release) => {
+      // From where every page is: the stream starts at the oldest cursor of each campaign.
+      tabs.get(tab).cursor = cursor;
+      const follow = new Map();
+      for (const page of tabs.values()) {
+        const at = follow.has(page.campaign) ? follow.get(page.campaign) : Infinity;
+        follow.set(page.campaign, Math.min(at, page.cursor));
+      }
+      leading = transport(follow, relay);
+      live.dataset.role = "leader";
+      say({ type: "leader" });
+      stepDown = () => {
+        leading.stop();
+        leading = null;
+        stepDown = null;
+        delete live.dataset.role;
+        release();
+      };
+    });
+  }
+
+  let queued = false; // this tab waits in the lock's queue
+  function queue() {
+    if (queued) return;
+    queued = true;
+    navigator.locks.request(name, () => {
+      queued = false;
+      return lead();
+    });
+  }
+
+  hello();
+  queue();
+  window.addEventListener("pagehide", () => say({ type: "bye", tab }));
+  // A frozen tab hears nothing: it hands the stream on, and asks anew when it wakes.
+  document.addEventListener("freeze", () => {
+    if (stepDown) stepDown();
+  });
+  document.addEventListener("resume", () => {
+    hello();
+    if (!stepDown) queue();
+    news({ cursor: undefined, pj: [], all: true });
+  });
 })();

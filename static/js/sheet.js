@@ -29,20 +29,43 @@
     refresh(event.detail || {});
   });
 
+  // The parts of a change this sheet shows: its PJ's own card, the party's cards on it,
+  // and the clock line. The stream usually carries them; else the sheet asks.
+  var own = sheet.dataset.pj;
+  function names(detail) {
+    var shown = Array.prototype.map.call(sheet.querySelectorAll("article.pj-card[data-pj]"), function (card) {
+      return card.dataset.pj;
+    });
+    var changed = detail.all ? shown : (detail.pj || []).map(String).filter(function (id) {
+      return shown.indexOf(id) !== -1;
+    });
+    return changed.map(function (id) { return (id === own ? "own:" : "party:") + id; }).concat(["status"]);
+  }
+
   function refresh(detail) {
+    var html = zodiacLive.given(detail, names(detail));
+    if (html !== null) {
+      show(html);
+      return Promise.resolve();
+    }
     return zodiacLive.fetchParts(sheet.dataset.refresh, detail).then(function (answer) {
       if (!answer) return;
       // 404: this PJ is no longer ours to see (the DJ took it back): show what the server says.
       if (answer.status === 404 || answer.status === 403) { window.location.reload(); return; }
-      if (!answer.html) return;
-      zodiacLive.parts(answer.html).forEach(function (pair) {
-        if (pair[0].isEqualNode(pair[1])) return;
-        zodiacLive.patch(pair[0], pair[1]);
-        if (window.htmx) htmx.process(pair[0]);
-      });
-      keep();
-      showBanner();
+      if (answer.html) show(answer.html);
     }).catch(function () { showBanner(); });
+  }
+
+  function show(html) {
+    zodiacLive.parts(html).forEach(function (pair) {
+      var old = pair[0], part = pair[1];
+      if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
+      if (old.isEqualNode(part)) return;
+      zodiacLive.patch(old, part);
+      if (window.htmx) htmx.process(old);
+    });
+    keep();
+    showBanner();
   }
 
   // -- offline: a banner with the time of the last state shown ------------------------

@@ -11,22 +11,23 @@ from campaign import services
 from tests.browser.conftest import log_in, start_server, stop_server
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
-LIVE = """([stream, poll, cursor]) => {
+LIVE = """([stream, poll, campaign, cursor, user]) => {
   window.zodiacChanges = [];
   document.addEventListener("zodiac:change", (event) => window.zodiacChanges.push(event.detail));
   const live = document.createElement("div");
   live.id = "live";
-  Object.assign(live.dataset, { stream, poll, cursor, reconnecting: "Reconectando…" });
+  const reconnecting = "Reconectando…";
+  Object.assign(live.dataset, { stream, poll, campaign, cursor, user, view: "dj", reconnecting });
   live.innerHTML = '<p id="live-status" role="status" hidden></p>';
   document.querySelector("main").prepend(live);
 }"""
 
 
-def open_live_page(page, base: str, campaign) -> None:
+def open_live_page(page, base: str, campaign, user) -> None:
     page.goto(base + "/reglas/")
     campaign.refresh_from_db()
-    stream, poll = f"/c/{campaign.slug}/en-vivo/", f"/c/{campaign.slug}/cambios/"
-    page.evaluate(LIVE, [stream, poll, str(campaign.change_cursor)])
+    values = ["/en-vivo/", "/en-vivo/cambios/", str(campaign.pk), str(campaign.change_cursor)]
+    page.evaluate(LIVE, [*values, str(user.pk)])
     page.add_script_tag(url=base + "/static/js/live.js")
 
 
@@ -56,14 +57,20 @@ def test_a_change_arrives_as_an_event_within_a_second(page, app_url):
     dj, aiko = table()
     log_in(page.context, app_url, dj)
     with page.expect_response(lambda r: "/en-vivo/" in r.url and r.status == 200):
-        open_live_page(page, app_url, aiko.campaign)
+        open_live_page(page, app_url, aiko.campaign, dj)
     expect(page.get_by_role("status")).to_be_hidden()
 
     wound(aiko)
 
     received(page, aiko.pk, timeout=1000)
     detail = page.evaluate("() => window.zodiacChanges.at(-1)")
-    assert detail == {"cursor": aiko.campaign.change_cursor + 1, "pj": [aiko.pk], "all": False}
+    assert {key: detail[key] for key in ("cursor", "pj", "all")} == {
+        "cursor": aiko.campaign.change_cursor + 1,
+        "pj": [aiko.pk],
+        "all": False,
+    }
+    # The stream brought the board's rendering of that card along.
+    assert f'id="pj-{aiko.pk}"' in detail["parts"][f"card:{aiko.pk}"]
 
 
 def test_without_event_source_the_page_polls(page, app_url):
@@ -71,7 +78,7 @@ def test_without_event_source_the_page_polls(page, app_url):
     log_in(page.context, app_url, dj)
     page.add_init_script("delete window.EventSource;")
     with page.expect_response(lambda r: "/cambios/?since=" in r.url and r.status == 204):
-        open_live_page(page, app_url, aiko.campaign)
+        open_live_page(page, app_url, aiko.campaign, dj)
     wound(aiko)
 
     received(page, aiko.pk, timeout=2000 + 1000)  # one poll period, and the request
@@ -83,7 +90,7 @@ def test_the_page_says_it_is_reconnecting_while_the_server_is_away(page, transac
         dj, aiko = table()
         log_in(page.context, base, dj)
         with page.expect_response(lambda r: "/en-vivo/" in r.url and r.status == 200):
-            open_live_page(page, base, aiko.campaign)
+            open_live_page(page, base, aiko.campaign, dj)
 
         process.kill()  # a crash: the stream drops at once
 
@@ -126,7 +133,7 @@ def test_a_refreshed_part_is_changed_in_place(page, app_url):
     """zodiacLive.patch: the same nodes, changed where the fresh rendering differs."""
     dj, aiko = table()
     log_in(page.context, app_url, dj)
-    open_live_page(page, app_url, aiko.campaign)
+    open_live_page(page, app_url, aiko.campaign, dj)
 
     result = page.evaluate(PATCH)
 

@@ -5,7 +5,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from campaign import fastpath, live, services
+from campaign import services
+from campaign.live import hub
 from campaign.models import Campaign, CampaignChange, StateEvent
 from campaign.selectors import character_state
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
@@ -93,20 +94,14 @@ def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_s
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("where", ["a tap", "the undo", "a party time"])
-def test_live_pages_hear_of_a_change_at_commit_and_find_their_refresh_rendered(
-    dj_client, campaign, aiko, monkeypatch, where
-):
-    # The live hub is woken at commit, before the view renders what every open board will
-    # ask for; by the time the view answers, that is rendered (views.board.warm), and the
-    # pages' refreshes are answered from memory (campaign.fastpath).
+def test_live_pages_hear_of_a_change_at_commit(dj_client, campaign, aiko, monkeypatch, where):
+    # The live hub is woken at commit, once, with the new cursor: the streams render the
+    # change for their pages while the view renders the DJ's own answer.
     act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
     woken = []
-
-    def wake(campaign_id, cursor):
-        rendered = fastpath.SHARED.peek((campaign_id, cursor, "es", "panels")) is not None
-        woken.append((campaign_id, cursor, rendered))
-
-    monkeypatch.setattr(live, "_wake", wake)
+    monkeypatch.setattr(
+        hub, "_wake", lambda campaign_id, cursor: woken.append((campaign_id, cursor))
+    )
     if where == "a tap":
         act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
     elif where == "the undo":
@@ -117,8 +112,7 @@ def test_live_pages_hear_of_a_change_at_commit_and_find_their_refresh_rendered(
         )
 
     campaign.refresh_from_db()
-    assert woken == [(campaign.pk, campaign.change_cursor, False)]  # not rendered yet
-    assert fastpath.SHARED.peek((campaign.pk, campaign.change_cursor, "es", "panels")) is not None
+    assert woken == [(campaign.pk, campaign.change_cursor)]
 
 
 def test_a_refresh_for_an_archived_pj_removes_its_card(dj_client, campaign, aiko):
@@ -765,10 +759,9 @@ def test_voiding_a_pjs_event_answers_and_renders_that_card_only(dj_client, campa
     assert response["X-Change-Pj"] == str(aiko.pk)
     assert f'id="pj-{aiko.pk}"' in html and f'id="pj-{kenji.pk}"' not in html
     assert 'id="recent"' in html and 'id="undo"' in html and f"#{latest.seq}" in html
-    # What every other page is about to ask for: that card and the panels, nothing more.
-    at = (campaign.pk, campaign.change_cursor, "es")
-    assert fastpath.SHARED.peek((*at, "card", aiko.pk)) is not None
-    assert fastpath.SHARED.peek((*at, "card", kenji.pk)) is None
+    # What every other page is told: that card changed, nothing more.
+    change = CampaignChange.objects.get(campaign=campaign, cursor=campaign.change_cursor)
+    assert change.character_id == aiko.pk
 
 
 def test_voiding_a_campaign_wide_event_answers_every_card(dj_client, campaign, aiko, kenji):

@@ -5,20 +5,28 @@ it is tested against a real server in test_live_server.py.
 """
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection
 from django.urls import reverse
 
-from campaign import live, services
-from campaign.live import Change, Hub, Window, summary, visible
+from campaign import services
+from campaign.live import hub as live
+from campaign.live.hub import Change, Hub, Window, summary, visible
 from campaign.models import Membership
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 
 
 def poll(client, campaign, since):
-    return client.get(reverse("live_changes", args=[campaign.slug]), {"since": since})
+    return client.get(reverse("live_changes"), {"since": f"{campaign.pk}:{since}"})
+
+
+def batches(response) -> list[dict]:
+    """The batches of a polling answer, each without the campaign it is of."""
+    data = response.json()
+    return [{k: v for k, v in batch.items() if k != "campaign"} for batch in data["changes"]]
 
 
 def cursor(campaign) -> int:
@@ -67,7 +75,15 @@ def test_polling_names_the_pj_that_changed_and_the_last_cursor(client, dj, campa
     response = poll(client, campaign, since)
 
     assert response.status_code == 200
-    assert response.json() == {"cursor": since + 3, "pj": sorted([aiko.pk, kenji.pk]), "all": False}
+    assert response.json()["changes"] == [
+        {
+            "campaign": campaign.pk,
+            "after": since,
+            "cursor": since + 3,
+            "pj": sorted([aiko.pk, kenji.pk]),
+            "all": False,
+        }
+    ]
     assert "no-cache" in response["Cache-Control"]
 
 
@@ -78,7 +94,9 @@ def test_polling_says_all_after_a_campaign_wide_event(client, dj, campaign, aiko
 
     services.event_record(campaign=campaign, event={"kind": "time", "rounds": 1})
 
-    assert poll(client, campaign, since).json() == {"cursor": since + 1, "pj": [], "all": True}
+    assert batches(poll(client, campaign, since)) == [
+        {"after": since, "cursor": since + 1, "pj": [], "all": True}
+    ]
 
 
 @pytest.mark.django_db
@@ -90,11 +108,9 @@ def test_a_player_hears_of_their_own_pj_but_not_of_another(client, campaign, aik
     assert poll(client, campaign, since).status_code == 204
 
     wound(aiko)
-    assert poll(client, campaign, since).json() == {
-        "cursor": since + 2,
-        "pj": [aiko.pk],
-        "all": False,
-    }
+    assert batches(poll(client, campaign, since)) == [
+        {"after": since, "cursor": since + 2, "pj": [aiko.pk], "all": False}
+    ]
 
 
 @pytest.mark.django_db
@@ -104,7 +120,7 @@ def test_a_player_hears_of_campaign_wide_changes(client, campaign, aiko, kenji, 
 
     services.session_start(campaign=campaign, title="Uno")
 
-    assert poll(client, campaign, since).json()["all"] is True
+    assert batches(poll(client, campaign, since))[0]["all"] is True
 
 
 @pytest.mark.django_db
@@ -112,26 +128,29 @@ def test_a_cursor_far_behind_gets_one_refresh_of_everything(client, dj, campaign
     client.force_login(dj)
     wound(aiko)
 
-    data = poll(client, campaign, 0).json()  # more changes than the window would be alike
+    data = batches(poll(client, campaign, 0))  # more changes than the window would be alike
 
-    assert data["cursor"] == cursor(campaign)
+    assert data[0]["cursor"] == cursor(campaign)
 
 
 @pytest.mark.django_db
 def test_a_cursor_from_before_a_restore_gets_everything_at_the_current_cursor(client, dj, campaign):
     client.force_login(dj)
 
-    data = poll(client, campaign, cursor(campaign) + 50).json()
+    data = batches(poll(client, campaign, cursor(campaign) + 50))
 
-    assert data == {"cursor": cursor(campaign), "pj": [], "all": True}
+    now = cursor(campaign)
+    assert data == [{"after": now, "cursor": now, "pj": [], "all": True, "reset": True}]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("since", ["", "abc", "-1", "1.5", " 3", "+3", "1_000", "9" * 30])
+@pytest.mark.parametrize(
+    "since", ["", "abc", "-1", "1.5", " 3", "+3", "1_000", "9" * 30, "3", "3:", ":4", "3:4,"]
+)
 def test_a_malformed_since_is_a_400_with_a_message(client, dj, campaign, since):
     client.force_login(dj)
 
-    response = poll(client, campaign, since)
+    response = client.get(reverse("live_changes"), {"since": since})
 
     assert response.status_code == 400
     assert "since" in response.content.decode()
@@ -141,7 +160,26 @@ def test_a_malformed_since_is_a_400_with_a_message(client, dj, campaign, since):
 def test_polling_without_since_is_a_400(client, dj, campaign):
     client.force_login(dj)
 
-    assert client.get(reverse("live_changes", args=[campaign.slug])).status_code == 400
+    assert client.get(reverse("live_changes")).status_code == 400
+
+
+@pytest.mark.django_db
+def test_polling_follows_every_campaign_it_names_and_says_which_it_may_not_see(
+    client, dj, campaign, aiko
+):
+    mine = CampaignFactory(slug="mia", dj=dj)
+    theirs = CampaignFactory(slug="suya", dj=UserFactory())
+    client.force_login(dj)
+    since = cursor(campaign)
+    wound(aiko)
+
+    query = f"{campaign.pk}:{since},{mine.pk}:{cursor(mine)},{theirs.pk}:0"
+    response = client.get(reverse("live_changes"), {"since": query})
+
+    data = response.json()
+    assert [batch["campaign"] for batch in data["changes"]] == [campaign.pk]
+    assert data["gone"] == [theirs.pk]
+    assert isinstance(data["now"], int)
 
 
 @pytest.mark.django_db
@@ -373,3 +411,64 @@ def test_a_quiet_stream_yields_a_heartbeat(campaign):
         return beat
 
     assert run(scenario()) == []
+
+
+# --- Rendered parts: once per change, for every stream ------------------------------------
+
+
+def test_the_hub_renders_each_part_once_for_every_stream_that_asks(monkeypatch):
+    from campaign.live import parts
+
+    calls = []
+
+    def render(campaign_id, lang, keys):
+        calls.append((campaign_id, lang, list(keys)))
+        time.sleep(0.05)  # twenty streams ask while it renders
+        return {key: f"<p>{key[0]}</p>" for key in keys}
+
+    monkeypatch.setattr(parts, "render", render)
+
+    async def main():
+        hub = Hub(asyncio.get_running_loop())
+        try:
+            asks = [hub.parts(3, 12, "es", [("card", 7), ("panels",)]) for _ in range(20)]
+            asks.append(hub.parts(3, 12, "es", [("card", 8), ("panels",)]))
+            asks.append(hub.parts(3, 13, "es", [("panels",)]))  # the next change: rendered anew
+            return await asyncio.gather(*asks)
+        finally:
+            await hub.close()
+
+    results = asyncio.run(main())
+
+    assert calls == [
+        (3, "es", [("card", 7), ("panels",)]),
+        (3, "es", [("card", 8)]),
+        (3, "es", [("panels",)]),
+    ]
+    assert results[0] == {("card", 7): "<p>card</p>", ("panels",): "<p>panels</p>"}
+    assert results[20] == {("card", 8): "<p>card</p>", ("panels",): "<p>panels</p>"}
+
+
+def test_a_failed_render_is_not_kept(monkeypatch):
+    from campaign.live import parts
+
+    answers = iter([RuntimeError("the database went away"), {("panels",): "<p>ok</p>"}])
+
+    def render(campaign_id, lang, keys):
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(parts, "render", render)
+
+    async def main():
+        hub = Hub(asyncio.get_running_loop())
+        try:
+            with pytest.raises(RuntimeError):
+                await hub.parts(3, 12, "es", [("panels",)])
+            return await hub.parts(3, 12, "es", [("panels",)])
+        finally:
+            await hub.close()
+
+    assert asyncio.run(main()) == {("panels",): "<p>ok</p>"}

@@ -6,7 +6,10 @@ transaction, so like another server's) or through a server's admin, which record
 
 import http.client
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -18,8 +21,9 @@ from django.db import connection
 from django.test import Client
 
 from campaign import services
-from campaign.models import Membership
-from tests.browser.conftest import start_server, stop_server
+from campaign.live.hub import LISTEN_TICK
+from campaign.models import Campaign, CampaignChange, Membership
+from tests.browser.conftest import ROOT, database_url, free_port, start_server, stop_server
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 DELIVERY = 1.0  # seconds: the issue's promise, from a write's commit to the page
@@ -81,8 +85,8 @@ class EventStream:
         self.response = self.connection.getresponse()
         self.buffer = ""
 
-    def message(self, timeout: float = DELIVERY) -> dict:
-        """The next `change` message: {"id": int, "data": {...}}; TimeoutError past `timeout`."""
+    def event(self, timeout: float = DELIVERY) -> dict:
+        """The next message: {"event": name, "id": str | None, "data": {...}}."""
         deadline = time.monotonic() + timeout
         while True:
             while "\n\n" in self.buffer:
@@ -90,22 +94,37 @@ class EventStream:
                 fields = dict(
                     line.split(": ", 1) for line in block.splitlines() if not line.startswith(":")
                 )
-                if fields.get("event") == "change":
-                    return {"id": int(fields["id"]), "data": json.loads(fields["data"])}
+                if "event" in fields:
+                    return {
+                        "event": fields["event"],
+                        "id": fields.get("id"),
+                        "data": json.loads(fields["data"]),
+                    }
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError("no change message in time")
+                raise TimeoutError("no message in time")
             self.connection.sock.settimeout(left)
             chunk = self.response.read1(65536)
             if not chunk:
                 raise EOFError("the server ended the stream")
             self.buffer += chunk.decode()
 
+    def message(self, timeout: float = DELIVERY) -> dict:
+        """The next `change` message; TimeoutError past `timeout`, EOFError when it ends,
+        Reopen when the stream asks the page to open it again."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self.event(deadline - time.monotonic())
+            if event["event"] == "change":
+                return event
+            if event["event"] == "reopen":
+                raise Reopen
+
     def until(self, cursor: int, timeout: float = DELIVERY) -> list[dict]:
         """Every message up to the one that reaches `cursor`."""
         deadline = time.monotonic() + timeout
         seen = [self.message(deadline - time.monotonic())]
-        while seen[-1]["id"] < cursor:
+        while seen[-1]["data"]["cursor"] < cursor:
             seen.append(self.message(deadline - time.monotonic()))
         return seen
 
@@ -113,10 +132,25 @@ class EventStream:
         self.connection.close()
 
 
+class Reopen(Exception):
+    """The stream asked the page to open it again."""
+
+
+def summary(message: dict) -> dict:
+    """What a change message says changed: cursor, PJ ids, all."""
+    return {key: message["data"][key] for key in ("cursor", "pj", "all")}
+
+
 @contextmanager
-def event_stream(base: str, campaign, user, **query) -> Iterator[EventStream]:
-    last_event_id = query.pop("last_event_id", None)
-    path = f"/c/{campaign.slug}/en-vivo/" + (f"?{urlencode(query)}" if query else "")
+def event_stream(base: str, campaigns, user, since=None, **headers) -> Iterator[EventStream]:
+    """A stream of `campaigns` (one, or a list), from `since` (default: their cursor now)."""
+    campaigns = campaigns if isinstance(campaigns, list) else [campaigns]
+    if since is None:
+        since = [cursor(campaign) for campaign in campaigns]
+    since = since if isinstance(since, list) else [since]
+    query = ",".join(f"{c.pk}:{at}" for c, at in zip(campaigns, since, strict=True))
+    last_event_id = headers.pop("last_event_id", None)
+    path = f"/en-vivo/?{urlencode({'since': query})}"
     stream = EventStream(base, path, cookie=session_cookie(user), last_event_id=last_event_id)
     with closing(stream):
         yield stream
@@ -134,11 +168,22 @@ def test_the_stream_is_an_uncached_event_stream_that_starts_with_its_retry_delay
         assert stream.response.read1(100).decode().startswith("retry: 1000\n")
 
 
+def test_the_stream_says_hello_with_the_servers_clock(url, table):
+    campaign, dj, *_ = table
+
+    with event_stream(url, campaign, dj) as stream:
+        hello = stream.event()
+
+    assert hello["event"] == "hello" and hello["data"]["gone"] == []
+    assert abs(hello["data"]["now"] / 1000 - time.time()) < 5
+    assert hello["id"] == f"{campaign.pk}:{cursor(campaign)}"
+
+
 def test_the_stream_answers_404_to_anonymous_visitors(url, table):
     campaign, *_ = table
     where = urlsplit(url)
     with closing(http.client.HTTPConnection(where.hostname, where.port, timeout=5)) as anonymous:
-        anonymous.request("GET", f"/c/{campaign.slug}/en-vivo/")
+        anonymous.request("GET", f"/en-vivo/?since={campaign.pk}:0")
         assert anonymous.getresponse().status == 404
 
 
@@ -155,15 +200,30 @@ def test_the_stream_answers_404_to_users_outside_the_campaign(url, table):
         assert stream.response.status == 200
 
 
-def test_the_stream_answers_400_to_a_malformed_last_event_id(url, table):
+def test_a_campaign_the_user_may_not_see_is_named_gone_and_never_followed(url, table):
+    campaign, dj, _player, aiko, _kenji = table
+    other = CampaignFactory(slug="otra", dj=UserFactory(username="other-dj"))
+    stranger = CharacterFactory(campaign=other, name="Extraña")
+
+    with event_stream(url, [campaign, other], dj) as stream:
+        assert stream.event()["data"]["gone"] == [other.pk]
+        wound(stranger)
+        wound(aiko)
+        message = stream.message()
+
+    assert message["data"]["campaign"] == campaign.pk and message["data"]["pj"] == [aiko.pk]
+
+
+@pytest.mark.parametrize("last_event_id", ["1e3", "3", "3:4,", "x:1"])
+def test_the_stream_answers_400_to_a_malformed_last_event_id(url, table, last_event_id):
     campaign, dj, *_ = table
 
-    with event_stream(url, campaign, dj, last_event_id="1e3") as stream:
+    with event_stream(url, campaign, dj, last_event_id=last_event_id) as stream:
         assert stream.response.status == 400
         assert "since" in stream.response.read().decode()
 
 
-def test_a_write_reaches_the_djs_stream_within_a_second(url, table):
+def test_a_write_reaches_the_djs_stream_within_a_second_with_the_card_rendered(url, table):
     campaign, dj, _player, aiko, _kenji = table
     since = cursor(campaign)
 
@@ -173,14 +233,20 @@ def test_a_write_reaches_the_djs_stream_within_a_second(url, table):
         message = stream.message()
         delay = time.monotonic() - committed
 
-    assert message == {
-        "id": since + 1,
-        "data": {"cursor": since + 1, "pj": [aiko.pk], "all": False},
-    }
+    data = message["data"]
+    assert message["id"] == f"{campaign.pk}:{since + 1}"
+    assert summary(message) == {"cursor": since + 1, "pj": [aiko.pk], "all": False}
+    assert data["campaign"] == campaign.pk and data["after"] == since and data["view"] == "dj"
+    assert set(data["parts"]) == {f"card:{aiko.pk}", "panels"}
+    card = data["parts"][f"card:{aiko.pk}"]
+    assert f'id="pj-{aiko.pk}"' in card and "Heridas" in card
+    # Shared by every DJ page: no CSRF token, no idempotency key of anyone's.
+    assert "csrfmiddlewaretoken" not in card and 'name="key"' not in card
+    assert 'id="clock"' in data["parts"]["panels"]
     assert delay < DELIVERY
 
 
-def test_a_stream_without_since_sends_nothing_old(url, table):
+def test_a_stream_without_a_newer_since_sends_nothing_old(url, table):
     campaign, dj, _player, aiko, kenji = table
     wound(kenji)
 
@@ -197,21 +263,22 @@ def test_reconnecting_with_last_event_id_replays_what_was_missed(url, table):
     since = cursor(campaign)
     with event_stream(url, campaign, dj, since=since) as stream:
         wound(aiko)
-        last = stream.message()["id"]
+        last = stream.message()
 
     wound(kenji)  # while the page was away
     services.event_record(campaign=campaign, event={"kind": "time", "rounds": 1})
 
     # The browser reconnects to its first URL (an old ?since) and sends Last-Event-ID.
-    with event_stream(url, campaign, dj, since=since, last_event_id=last) as stream:
-        replayed = stream.until(last + 2)
+    with event_stream(url, campaign, dj, since=since, last_event_id=last["id"]) as stream:
+        replayed = stream.until(last["data"]["cursor"] + 2)
 
-    assert [m["data"] for m in replayed][-1]["cursor"] == last + 2
+    assert replayed[0]["data"]["after"] == last["data"]["cursor"]
+    assert replayed[-1]["data"]["cursor"] == last["data"]["cursor"] + 2
     assert {pj for m in replayed for pj in m["data"]["pj"]} == {kenji.pk}
     assert any(m["data"]["all"] for m in replayed)
 
 
-def test_a_players_stream_never_carries_another_pjs_id(url, table):
+def test_a_players_stream_carries_their_sheet_and_never_another_pjs(url, table):
     campaign, _dj, player, aiko, kenji = table
     since = cursor(campaign)
 
@@ -221,26 +288,69 @@ def test_a_players_stream_never_carries_another_pjs_id(url, table):
         wound(aiko)
         seen = stream.until(since + 3)
 
-    assert [m["data"] for m in seen] == [{"cursor": since + 3, "pj": [aiko.pk], "all": False}]
+    assert [summary(m) for m in seen] == [{"cursor": since + 3, "pj": [aiko.pk], "all": False}]
+    data = seen[0]["data"]
+    assert data["view"] == "player" and data["after"] == since
+    assert set(data["parts"]) == {f"own:{aiko.pk}", "status"}
+    assert "sheet-card" in data["parts"][f"own:{aiko.pk}"]
+    assert "Kenji" not in json.dumps(data)
 
 
-def test_a_removed_players_stream_ends_with_a_last_word(url, table):
-    """Removed by the DJ, a player hears no more: one message tells the page to ask again
-    (it then finds a 404), and the stream ends."""
+def test_with_the_party_option_a_player_gets_the_party_cards(url, table):
+    campaign, _dj, player, aiko, kenji = table
+    services.campaign_update(campaign=campaign, players_see_party=True)
+
+    with event_stream(url, campaign, player) as stream:
+        wound(kenji)
+        message = stream.message()
+
+    assert set(message["data"]["parts"]) == {f"party:{kenji.pk}", "status"}
+    assert "party-card" in message["data"]["parts"][f"party:{kenji.pk}"]
+
+
+def test_one_stream_follows_each_campaign_as_that_campaign_lets_the_user_see_it(url, table):
+    """A DJ who plays in another campaign: one stream, the board's parts of one and the
+    sheet's of the other."""
+    campaign, dj, _player, aiko, _kenji = table
+    other = CampaignFactory(slug="otra", dj=UserFactory(username="other-dj"))
+    MembershipFactory(user=dj, campaign=other, role=Membership.Role.PLAYER)
+    mine = CharacterFactory(campaign=other, name="Mía", player=dj)
+    theirs = CharacterFactory(campaign=other, name="Suya")
+
+    with event_stream(url, [campaign, other], dj) as stream:
+        wound(theirs)  # not theirs to hear
+        wound(mine)
+        wound(aiko)
+        # One message per campaign, in whichever order the hub read them.
+        both = [stream.message(), stream.message()]
+        heard = {m["data"]["campaign"]: m for m in both}
+
+    first, second = heard[other.pk], heard[campaign.pk]
+    assert first["data"]["view"] == "player"
+    assert first["data"]["pj"] == [mine.pk] and f"own:{mine.pk}" in first["data"]["parts"]
+    assert second["data"]["view"] == "dj"
+    # The id of the latest message says where the stream is in each campaign.
+    assert both[-1]["id"] == f"{campaign.pk}:{cursor(campaign)},{other.pk}:{cursor(other)}"
+
+
+def test_a_removed_players_stream_asks_to_be_opened_again_and_ends(url, table):
+    """Removed by the DJ, a player hears no more: the stream asks the page to open it again
+    (it then finds a 404), and ends."""
     campaign, _dj, player, aiko, kenji = table
     since = cursor(campaign)
 
     with event_stream(url, campaign, player, since=since) as stream:
         services.player_remove(character=aiko)
         wound(kenji)  # the campaign goes on without them
-        last = stream.message()
+        with pytest.raises(Reopen):
+            stream.message()
         with pytest.raises(EOFError):
             stream.message()
+    with event_stream(url, campaign, player, since=since) as stream:
+        assert stream.response.status == 404
 
-    assert last["data"]["all"] is True and last["data"]["pj"] == []
 
-
-def test_turning_the_party_option_off_ends_the_players_wider_stream(url, table):
+def test_turning_the_party_option_off_reopens_the_players_wider_stream(url, table):
     campaign, dj, player, _aiko, kenji = table
     services.campaign_update(campaign=campaign, players_see_party=True)
     since = cursor(campaign)
@@ -250,16 +360,31 @@ def test_turning_the_party_option_off_ends_the_players_wider_stream(url, table):
         assert stream.message()["data"]["pj"] == [kenji.pk]  # the party's, as the option says
         services.campaign_update(campaign=campaign, players_see_party=False)
         wound(kenji)
-        heard = []
-        with pytest.raises(EOFError):
-            while True:
-                heard.append(stream.message()["data"])
-        assert heard[-1]["all"] is True  # the last word: ask again
-    # Reconnected, the player hears of their own PJ only.
-    with event_stream(url, campaign, player, since=cursor(campaign)) as stream:
+        with pytest.raises(Reopen):
+            stream.message()
+    # Reopened, the player hears of their own PJ only.
+    with event_stream(url, campaign, player) as stream:
         wound(kenji)
         with pytest.raises(TimeoutError):
             stream.message(timeout=0.5)
+
+
+def test_a_stream_whose_session_ended_asks_to_be_opened_again(url, table):
+    campaign, dj, _player, aiko, _kenji = table
+    client = Client()
+    client.force_login(dj)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    path = f"/en-vivo/?since={campaign.pk}:{cursor(campaign)}"
+    stream = EventStream(url, path, cookie=cookie)
+    with closing(stream):
+        stream.event()  # hello
+        client.logout()  # elsewhere: the session is gone
+        # The stream checks again every RECHECK seconds, and at once after a change of a
+        # PJ's player or of the campaign's options (as here, not to wait RECHECK).
+        services.campaign_update(campaign=campaign, players_see_party=True)
+        wound(aiko)
+        with pytest.raises(Reopen):
+            stream.message(timeout=2 * DELIVERY)
 
 
 # --- Writes through a server --------------------------------------------------------------
@@ -311,7 +436,7 @@ def test_a_write_through_the_server_reaches_its_own_streams_within_a_second(url,
         message = stream.message()
         delay = time.monotonic() - committed
 
-    assert message["data"] == {"cursor": since + 1, "pj": [aiko.pk], "all": False}
+    assert summary(message) == {"cursor": since + 1, "pj": [aiko.pk], "all": False}
     assert delay < DELIVERY
 
 
@@ -350,14 +475,9 @@ def test_a_write_through_server_a_reaches_a_stream_on_server_b_within_a_second(t
         stop_server(a)
         stop_server(b)
 
-    assert (
-        from_b
-        == from_a
-        == {
-            "id": since + 1,
-            "data": {"cursor": since + 1, "pj": [kenji.pk], "all": False},
-        }
-    )
+    assert from_b["id"] == from_a["id"] == f"{campaign.pk}:{since + 1}"
+    assert summary(from_b) == summary(from_a)
+    assert summary(from_b) == {"cursor": since + 1, "pj": [kenji.pk], "all": False}
     assert delay < DELIVERY
     assert [m["data"]["pj"] for m in both] == [[aiko.pk], [aiko.pk]]
     assert late < DELIVERY
@@ -400,33 +520,84 @@ def test_a_lost_listen_connection_is_polled_around_then_taken_again(url, table):
         heard = stream.message()
 
     assert polled["data"]["pj"] == [kenji.pk]
-    assert heard["data"] == {"cursor": since + 3, "pj": [aiko.pk], "all": False}
+    assert summary(heard) == {"cursor": since + 3, "pj": [aiko.pk], "all": False}
     assert len(taken_again) == 1
 
 
-def get(base: str, path: str, cookie: str) -> http.client.HTTPResponse:
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="LISTEN exists on PostgreSQL only")
+def test_a_change_from_another_process_arrives_within_10_s_after_its_listen_is_terminated(
+    table,
+):
+    """The listener's backend is terminated, and a change made by another process (this
+    one) still reaches the stream within 10 s."""
+    campaign, dj, _player, aiko, _kenji = table
+    process, base = start_server()
+    try:
+        with event_stream(base, campaign, dj) as stream:
+            stream.event()  # hello: the hub is up
+            (listener,) = wait_until(listeners, 5, "the server LISTENs")
+            with connection.cursor() as sql:
+                sql.execute("SELECT pg_terminate_backend(%s)", [listener])
+            wound(aiko)
+            message = stream.message(timeout=10)
+    finally:
+        stop_server(process)
+
+    assert message["data"]["pj"] == [aiko.pk]
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="LISTEN exists on PostgreSQL only")
+def test_a_listen_that_hears_nothing_still_costs_at_most_a_few_seconds(url, table):
+    """A LISTEN that is up but deaf (a half-open connection, a pooler in transaction mode):
+    the hub reads the cursors every LISTEN_TICK seconds anyway. Here the change is written
+    without its NOTIFY."""
+    campaign, dj, _player, aiko, _kenji = table
+    with event_stream(url, campaign, dj) as stream:
+        stream.event()
+        wait_until(listeners, 5, "the server LISTENs")
+        at = cursor(campaign) + 1
+        Campaign.objects.filter(pk=campaign.pk).update(change_cursor=at)
+        CampaignChange.objects.create(campaign=campaign, cursor=at, character=aiko, kind="event")
+        started = time.monotonic()
+        message = stream.message(timeout=LISTEN_TICK + 2 * DELIVERY)
+        waited = time.monotonic() - started
+
+    assert message["data"]["pj"] == [aiko.pk]
+    assert waited < LISTEN_TICK + DELIVERY
+
+
+def test_under_wsgi_the_stream_says_to_poll_at_once(table):
+    """`manage.py runserver` serves WSGI: a stream would send nothing, so it says to poll."""
+    campaign, dj, *_ = table
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DEBUG": "true",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: answers(base), 30, "runserver starts")
+        with event_stream(base, campaign, dj) as stream:
+            assert stream.response.status == 200
+            advice = stream.event()
+            with pytest.raises(EOFError):
+                stream.event()
+    finally:
+        stop_server(process)
+
+    assert advice["event"] == "poll" and advice["data"]["now"] > 0
+
+
+def answers(base: str) -> bool:
     where = urlsplit(base)
-    connection_ = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
-    connection_.request("GET", path, headers={"Cookie": cookie, "HX-Request": "true"})
-    response = connection_.getresponse()
-    response.body = response.read()
-    connection_.close()
-    return response
-
-
-def test_a_djs_refresh_is_answered_from_memory_once_django_let_the_session_in(url, table):
-    campaign, dj, player, aiko, _kenji = table
-    wound(aiko)
-    path = f"/c/{campaign.slug}/refrescar/?pj={aiko.pk}"
-    with event_stream(url, campaign, dj, since=cursor(campaign)):
-        cookie = session_cookie(dj)
-        first = get(url, path, cookie)
-        second = get(url, path, cookie)
-        stranger = get(url, path, session_cookie(player))
-
-    assert first.status == 200 and first.getheader("x-refresh-from") is None
-    assert second.status == 200 and second.getheader("x-refresh-from") == "memory"
-    assert second.body == first.body and f'id="pj-{aiko.pk}"'.encode() in second.body
-    assert b"csrfmiddlewaretoken" not in second.body
-    # A player of the campaign never reaches the DJ's board, from memory or not.
-    assert stranger.status == 404 and stranger.getheader("x-refresh-from") is None
+    try:
+        with closing(http.client.HTTPConnection(where.hostname, where.port, timeout=2)) as http_:
+            http_.request("GET", "/accounts/login/")
+            return http_.getresponse().status == 200
+    except OSError:
+        return False

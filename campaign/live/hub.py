@@ -1,13 +1,15 @@
-"""The live channel: tells every open page of a campaign which PJ cards changed.
+"""The hub: this process's view of the campaigns its live streams follow.
 
 The database is the only source of change: every write advances its campaign's change
-cursor and adds a CampaignChange row (services.changes). Each server process runs one hub,
+cursor and adds a CampaignChange row (live.channel). Each server process runs one hub,
 started in its event loop by the first stream. The hub learns that a campaign moved from
-PostgreSQL's LISTEN/NOTIFY (one listening connection per process, polling while it is down),
-on SQLite by polling the cursors of the campaigns it streams once per tick, and in either
-case at once when the write committed in this same process (`changed`, from on_commit).
+PostgreSQL's LISTEN/NOTIFY (one listening connection per process; it still reads the
+cursors every few seconds, so a LISTEN that died silently costs at most that delay), on
+SQLite by polling the cursors of the campaigns it streams once per tick, and in either case
+at once when the write committed in this same process (`changed`, from on_commit).
 It reads each campaign's new rows once, keeps the last WINDOW of them, and every stream of
 that campaign reads from there; a stream further behind reads its gap from the database.
+It also renders the parts of each change once for all its streams (`parts`).
 
 We keep this small implementation rather than django-eventstream: that package fans out
 in-process or through a Pushpin/Redis setup, while our pages follow the database's own
@@ -20,7 +22,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -29,11 +31,13 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection
 from django.db.models import Q
 
-from .models import CampaignChange
+from ..models import CampaignChange
 
 log = logging.getLogger(__name__)
 
 TICK = 0.05  # seconds between polls while the process has streams and no LISTEN
+LISTEN_TICK = 3.0  # seconds between polls while LISTEN is up: a silent, dead LISTEN costs this
+RENDERED = 512  # rendered parts kept (each change's, for the streams still catching up)
 WINDOW = 1000  # changes kept per campaign; a stream further behind reads the database
 HEARTBEAT = 15.0  # seconds of quiet before a stream sends a comment line
 FETCH_LIMIT = 5000  # rows per poll; a longer backlog is read over the next polls
@@ -47,6 +51,7 @@ class Change:
     cursor: int
     pj: int | None  # the PJ whose card changed; None: every card
     player: int | None = None  # the user who plays that PJ, when the hub read the change
+    kind: str = "event"  # CampaignChange.Kind: a player's stream checks again what it may hear
 
 
 def visible(change: Change, *, player: int | None) -> bool:
@@ -78,7 +83,7 @@ def changes_between(
     rows = (
         CampaignChange.objects.filter(campaign_id=campaign_id, cursor__gt=after, cursor__lte=upto)
         .order_by("cursor")
-        .values_list("cursor", "character_id", "character__player_id")
+        .values_list("cursor", "character_id", "character__player_id", "kind")
     )
     return [Change(*row) for row in rows]
 
@@ -91,7 +96,9 @@ def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int
     rows = (
         CampaignChange.objects.filter(where)
         .order_by("campaign_id", "cursor")
-        .values_list("campaign_id", "cursor", "character_id", "character__player_id")[:limit]
+        .values_list("campaign_id", "cursor", "character_id", "character__player_id", "kind")[
+            :limit
+        ]
     )
     found: dict[int, list[Change]] = {}
     for campaign_id, *change in rows:
@@ -166,6 +173,8 @@ class Hub:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zodiac-live")
         self._poller: asyncio.Task | None = None
         self._listener: asyncio.Task | None = None
+        # (campaign, cursor, language, part) -> the future of a dict holding that part.
+        self.rendered: OrderedDict[tuple, asyncio.Future] = OrderedDict()
 
     async def follow(
         self,
@@ -174,12 +183,12 @@ class Hub:
         since: int,
         current: int,
         player: int | None = None,
-        heartbeat: float = HEARTBEAT,
+        heartbeat: float | None = HEARTBEAT,
     ) -> AsyncIterator[list[Change]]:
         """Yield the changes after `since` that `player` sees, in batches, as they commit.
 
         `current` is the campaign's cursor read by the caller. Yields [] after `heartbeat`
-        seconds without a batch, so the stream can show it is alive.
+        seconds without a batch (never, when None), so the stream can show it is alive.
         """
         feed = self._subscribe(campaign_id, current)
         try:
@@ -205,8 +214,8 @@ class Hub:
                         yield seen
                         quiet_since = self.loop.time()
                     continue
-                left = heartbeat - (self.loop.time() - quiet_since)
-                if left <= 0:
+                left = None if heartbeat is None else heartbeat - (self.loop.time() - quiet_since)
+                if left is not None and left <= 0:
                     yield []
                     quiet_since = self.loop.time()
                     continue
@@ -215,6 +224,40 @@ class Hub:
                         await feed.advanced.wait()
         finally:
             self._unsubscribe(campaign_id, feed)
+
+    async def parts(
+        self, campaign_id: int, cursor: int, lang: str, keys: Sequence[tuple]
+    ) -> dict[tuple, object]:
+        """The rendered parts `keys` of a campaign at `cursor`, each rendered once.
+
+        Every stream of the campaign asks for the parts its viewer sees; what is not
+        rendered yet is rendered in one go on the hub's thread (live.parts.render), and
+        what another stream is already waiting for is awaited, not rendered again. A
+        change advances the cursor, so a part is never stale.
+        """
+        base = (campaign_id, cursor, lang)
+        missing = [key for key in dict.fromkeys(keys) if (*base, key) not in self.rendered]
+        if missing:
+            from . import parts
+
+            future = self.loop.create_future()
+            for key in missing:
+                self.rendered[(*base, key)] = future
+            try:
+                future.set_result(await self.query(parts.render, campaign_id, lang, missing))
+            except BaseException as error:
+                for key in missing:
+                    self.rendered.pop((*base, key), None)
+                future.set_exception(error)
+                future.exception()  # retrieved: the streams waiting on it get it raised
+                raise
+            while len(self.rendered) > RENDERED:
+                self.rendered.popitem(last=False)
+        found = {}
+        for key in keys:
+            future = self.rendered.get((*base, key))
+            found[key] = (await future)[key] if future is not None else None
+        return found
 
     def poke(self, campaign_id: int, cursor: int) -> None:
         """A change at `cursor` committed (NOTIFY or this process): read it now."""
@@ -271,7 +314,7 @@ class Hub:
         while self.feeds:
             if not self.wake.is_set():
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(None if self.listening else self.tick):
+                    async with asyncio.timeout(LISTEN_TICK if self.listening else self.tick):
                         await self.wake.wait()
             self.wake.clear()
             feeds = dict(self.feeds)
@@ -297,8 +340,6 @@ class Hub:
         """Hold this process's LISTEN connection; reconnect with backoff when it drops."""
         import psycopg
 
-        from .services.changes import CHANNEL
-
         delay = BACKOFF[0]
         while True:
             try:
@@ -317,6 +358,10 @@ class Hub:
                 self.wake.set()  # the poller goes back to ticking
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF[1])
+
+
+# The PostgreSQL channel that writers NOTIFY (live.channel) and each process LISTENs to.
+CHANNEL = "zodiac_changes"
 
 
 def _in_hub_thread(function: Callable, /, *args, **kwargs):

@@ -1,0 +1,55 @@
+"""A tap's deadline: a write the page has given up waiting for is refused, never applied late.
+
+The page stamps each of its htmx POSTs with when it sent it, on the server's clock (the live
+stream tells the page that clock; header X-Zodiac-Sent, milliseconds since the epoch). The
+page gives up on an answer after PAGE_GIVES_UP seconds and tells the user the tap was not
+recorded; the server refuses the write once TAP_SECONDS have passed since it was sent,
+checked when the campaign's lock is held (a write can wait there behind another), which
+leaves the server time to commit and answer before the page gives up.
+"""
+
+from __future__ import annotations
+
+import time
+from contextvars import ContextVar
+
+HEADER = "X-Zodiac-Sent"
+TAP_SECONDS = 5.0
+PAGE_GIVES_UP = 8.0  # static/js/live.js waits this long for an answer (kept in step)
+
+_deadline: ContextVar[float | None] = ContextVar("tap_deadline", default=None)
+
+
+class TapTooLate(Exception):
+    """The tap's page has given up on it (or is about to): nothing is written."""
+
+
+def parse(value: str | None) -> float | None:
+    """The deadline (epoch seconds) of a tap sent at `value` ms, or None when not given."""
+    if not value or not value.isascii() or not value.isdigit() or len(value) > 15:
+        return None
+    return int(value) / 1000 + TAP_SECONDS
+
+
+def set_for_request(deadline: float | None):
+    """Set this request's deadline; returns the token to reset it with."""
+    return _deadline.set(deadline)
+
+
+def reset(token) -> None:
+    _deadline.reset(token)
+
+
+def now() -> float:
+    """The server's clock, epoch seconds."""
+    return time.time()
+
+
+def passed(deadline: float | None) -> bool:
+    return deadline is not None and now() > deadline
+
+
+def check() -> None:
+    """Raise TapTooLate when this request's tap is past its deadline."""
+    if passed(_deadline.get()):
+        raise TapTooLate

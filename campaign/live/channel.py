@@ -1,0 +1,41 @@
+"""The change channel: every write advances its campaign's change cursor, in its transaction.
+
+The writer records which PJ's card changed (or none: every card) as a CampaignChange row;
+at commit it tells PostgreSQL's listeners (NOTIFY) and this process's hub. Live pages follow
+that cursor, so the database is the only source of change.
+"""
+
+from functools import partial
+
+from django.db import connection, transaction
+from django.db.models import F
+
+from ..models import Campaign, CampaignChange, Character
+from . import hub
+
+
+def change_record(
+    *, campaign: Campaign, kind: str, character: Character | None = None
+) -> CampaignChange:
+    """Advance the campaign's change cursor (call with the campaign locked, inside atomic).
+
+    `character` is the PJ whose card changed; None means every card of the campaign.
+    On PostgreSQL the NOTIFY is sent at commit, so listeners never see a rolled-back change;
+    this process's own live hub is woken at commit too, without waiting for NOTIFY or a poll.
+    """
+    # Read back rather than trust `campaign`: a nested write may have moved it already.
+    Campaign.objects.filter(pk=campaign.pk).update(change_cursor=F("change_cursor") + 1)
+    campaign.change_cursor = (
+        Campaign.objects.filter(pk=campaign.pk).values_list("change_cursor", flat=True).get()
+    )
+    change = CampaignChange.objects.create(
+        campaign=campaign, cursor=campaign.change_cursor, character=character, kind=kind
+    )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_notify(%s, %s)",
+                [hub.CHANNEL, f"{campaign.pk}:{campaign.change_cursor}"],
+            )
+    transaction.on_commit(partial(hub.changed, campaign.pk, campaign.change_cursor), robust=True)
+    return change

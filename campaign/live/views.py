@@ -1,0 +1,309 @@
+"""The live channel's two doors: one event stream per browser, and polling where SSE cannot pass.
+
+Both are per user, for the campaigns the browser's open pages show (`since`: campaign id and
+the cursor the pages have, as `3:120,5:44`). Each message is one campaign's batch of
+changes: which PJ cards changed (ids, or all), and, on the stream, those cards already
+rendered for this viewer's kind (live.parts), so no page has to ask. Every tab of the
+browser shares the stream (static/js/live.js) and takes what it shows. What a viewer may
+hear is decided per campaign: the DJ hears every change, a player their own PJ and
+campaign-wide changes (every PJ when the campaign shows players the party).
+
+The stream passes Django's middleware and authentication when it opens, like any view. It
+then checks again that its session and memberships still hold: every RECHECK seconds, and
+at once after a change that may have changed them (a PJ's player, the campaign's options).
+When they no longer hold it asks the page to open it again (and be asked again who it is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from importlib import import_module
+from types import SimpleNamespace
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user
+from django.core.handlers.asgi import ASGIRequest
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from ..models import CampaignChange, Membership
+from . import hub as live
+from . import parts
+
+log = logging.getLogger(__name__)
+
+SINCE = re.compile(r"[0-9]{1,18}:[0-9]{1,18}(,[0-9]{1,18}:[0-9]{1,18}){0,19}")
+HEARTBEAT = 15.0  # seconds of quiet before a `ping` (it carries the server's clock)
+RECHECK = 30.0  # seconds between checks that the session and memberships still hold
+# Changes after which a stream checks at once what it may hear (a PJ's player, options).
+RECHECK_KINDS = {CampaignChange.Kind.CHARACTER, CampaignChange.Kind.CAMPAIGN}
+
+
+def parse_since(value: str) -> dict[int, int]:
+    """`3:120,5:44` as {campaign id: cursor}; ValueError unless it is exactly that form."""
+    if not SINCE.fullmatch(value):
+        raise ValueError(value)
+    pairs = (pair.split(":") for pair in value.split(","))
+    return {int(campaign): int(cursor) for campaign, cursor in pairs}
+
+
+def _bad_since() -> HttpResponse:
+    return HttpResponseBadRequest(
+        _("“since” must name each campaign and the last change cursor the page saw, as 3:120."),
+        content_type="text/plain; charset=utf-8",
+    )
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Follow:
+    """One campaign a stream follows, as this viewer may see it."""
+
+    campaign_id: int
+    dj: bool
+    party: bool  # the campaign shows players the party
+    cursor: int  # the campaign's cursor when the stream (re)checked
+    sent: int = 0  # the cursor of the last message sent (or where the stream started)
+
+    @property
+    def player_filter(self) -> bool:
+        """Whether this viewer hears only their own PJ (and campaign-wide changes)."""
+        return not (self.dj or self.party)
+
+    @property
+    def view(self) -> str:
+        return "dj" if self.dj else "player"
+
+    def same_access(self, other: Follow) -> bool:
+        return (self.dj, self.party) == (other.dj, other.party)
+
+
+def _follows(user, wanted: dict[int, int]) -> tuple[dict[int, Follow], list[int]]:
+    """The user's campaigns among `wanted` ({id: Follow}), and the ids they may not see."""
+    if not user.is_authenticated:
+        raise Http404("No such campaign.")
+    memberships = Membership.objects.filter(user=user, campaign_id__in=wanted).select_related(
+        "campaign"
+    )
+    found = {
+        m.campaign_id: Follow(
+            campaign_id=m.campaign_id,
+            dj=m.role == Membership.Role.DJ,
+            party=m.campaign.players_see_party,
+            cursor=m.campaign.change_cursor,
+        )
+        for m in memberships
+    }
+    return found, [pk for pk in wanted if pk not in found]
+
+
+def _viewer(request: HttpRequest, wanted: dict[int, int]):
+    """On the hub's thread: (user id, session key, follows, gone)."""
+    follows, gone = _follows(request.user, wanted)
+    return request.user.pk, request.session.session_key, follows, gone
+
+
+def _still(session_key: str | None, user_id: int, follows: dict[int, Follow]) -> bool:
+    """Whether the session is still this user's, with the same access to every campaign."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    user = get_user(SimpleNamespace(session=store))
+    if not user.is_authenticated or user.pk != user_id:
+        return False
+    now, gone = _follows(user, dict.fromkeys(follows, 0))
+    return not gone and all(now[pk].same_access(follow) for pk, follow in follows.items())
+
+
+def _event(name: str, data: dict, *, id: str | None = None) -> str:
+    head = f"id: {id}\n" if id is not None else ""
+    return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _summary(follow: Follow, changes: list[live.Change]) -> dict:
+    data = live.summary(changes)
+    return {"campaign": follow.campaign_id, "after": follow.sent, **data}
+
+
+async def _parts(
+    follow: Follow, user_id: int, changes: list[live.Change], lang: str, data: dict
+) -> dict[str, str]:
+    """The rendered parts of a batch for this viewer (each rendered once by the hub)."""
+    hub = live.hub()
+    cursor = data["cursor"]
+    if data["all"]:
+        pks = (await hub.parts(follow.campaign_id, cursor, lang, [("pks",)]))[("pks",)]
+        players = {pk: player for pk, player in pks}
+    else:
+        players = {c.pj: c.player for c in changes if c.pj is not None}
+    if follow.dj:
+        keys = parts.dj_keys(sorted(players))
+    else:
+        own = sorted(pk for pk, player in players.items() if player == user_id)
+        others = sorted(pk for pk, player in players.items() if player != user_id)
+        keys = parts.sheet_keys(own=own, party=others if follow.party else [])
+    rendered = await hub.parts(follow.campaign_id, cursor, lang, keys)
+    return {parts.key_name(key): html for key, html in rendered.items() if html is not None}
+
+
+def _poll_advice() -> HttpResponse:
+    """Under WSGI (runserver) a stream would hold a worker and send nothing: poll instead."""
+    response = HttpResponse(
+        "retry: 60000\n\n" + _event("poll", {"now": _now_ms()}),
+        content_type="text/event-stream",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@require_GET
+async def stream(request: HttpRequest) -> HttpResponse:
+    """Server-Sent Events: a `change` message per campaign batch, its id every cursor.
+
+    Starts after the Last-Event-ID header (a reconnecting EventSource), else `?since=`.
+    The first message (`hello`) names the campaigns this user may not see (`gone`); `ping`
+    keeps a quiet stream alive; both carry the server's clock (`now`, ms), with which pages
+    date their taps (campaign.deadline).
+    """
+    given = request.headers.get("Last-Event-ID") or request.GET.get("since", "")
+    try:
+        wanted = parse_since(given)
+    except ValueError:
+        return _bad_since()
+    if not isinstance(request, ASGIRequest):
+        follows, _gone = await sync_to_async(_follows)(request.user, wanted)
+        if not follows:
+            raise Http404("No such campaign.")
+        return _poll_advice()
+    hub = live.hub()
+    # On the hub's thread and connection: a stream holds no connection of its own.
+    user_id, session_key, follows, gone = await hub.query(_viewer, request, wanted)
+    if not follows:
+        raise Http404("No such campaign.")
+    lang = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)[:2]
+    for pk, follow in follows.items():
+        # A cursor from before a database restore: start again from the current one.
+        follow.sent = min(wanted[pk], follow.cursor)
+
+    def cursors() -> str:
+        return ",".join(f"{pk}:{follow.sent}" for pk, follow in follows.items())
+
+    async def messages() -> AsyncIterator[str]:
+        yield "retry: 1000\n\n"
+        yield _event("hello", {"now": _now_ms(), "gone": gone}, id=cursors() or None)
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def pump(follow: Follow) -> None:
+            try:
+                # Every change, filtered below: one that may change what this viewer may
+                # hear is checked first, even when it is not theirs to hear.
+                async for batch in hub.follow(
+                    follow.campaign_id, since=follow.sent, current=follow.cursor, heartbeat=None
+                ):
+                    await queue.put((follow, batch))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("live: following campaign %s failed", follow.campaign_id)
+                await queue.put((follow, None))
+
+        for pk, follow in follows.items():
+            if wanted[pk] > follow.cursor:  # the restore case: every card, once
+                yield _event(
+                    "change",
+                    {
+                        **_summary(follow, [live.Change(follow.cursor, None)]),
+                        "reset": True,
+                        "now": _now_ms(),
+                    },
+                    id=cursors(),
+                )
+        tasks = [asyncio.create_task(pump(follow)) for follow in follows.values()]
+        checked = asyncio.get_running_loop().time()
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(HEARTBEAT):
+                        follow, batch = await queue.get()
+                except TimeoutError:
+                    follow, batch = None, []
+                if batch is None:
+                    return  # the page reconnects, from the last id it got
+                now = asyncio.get_running_loop().time()
+                may_have_changed = any(change.kind in RECHECK_KINDS for change in batch)
+                if may_have_changed or now - checked > RECHECK:
+                    if not await hub.query(_still, session_key, user_id, follows):
+                        yield _event("reopen", {"now": _now_ms()})
+                        return
+                    checked = now
+                if follow is None:
+                    yield _event("ping", {"now": _now_ms()})
+                    continue
+                player = user_id if follow.player_filter else None
+                batch = [change for change in batch if live.visible(change, player=player)]
+                if not batch:
+                    continue
+                data = _summary(follow, batch)
+                try:
+                    data["parts"] = await _parts(follow, user_id, batch, lang, data)
+                    data["view"] = follow.view
+                except Exception:
+                    log.exception("live: rendering the parts of a change failed")
+                follow.sent = data["cursor"]
+                yield _event("change", {**data, "now": _now_ms()}, id=cursors())
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    response = StreamingHttpResponse(messages(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each message on at once
+    return response
+
+
+@require_GET
+@never_cache
+def changes(request: HttpRequest) -> HttpResponse:
+    """Polling: 204 when nothing this viewer sees changed after `?since=`, else the batches."""
+    try:
+        wanted = parse_since(request.GET.get("since", ""))
+    except ValueError:
+        return _bad_since()
+    follows, gone = _follows(request.user, wanted)
+    if not follows:
+        raise Http404("No such campaign.")
+    batches = []
+    for pk, follow in follows.items():
+        follow.sent = min(wanted[pk], follow.cursor)
+        found = live.changes_between(campaign_id=pk, after=wanted[pk], upto=follow.cursor)
+        player = request.user.pk if follow.player_filter else None
+        seen = [change for change in found if live.visible(change, player=player)]
+        if seen:
+            batch = _summary(follow, seen)
+            if wanted[pk] > follow.cursor:
+                batch["reset"] = True  # a cursor from before a database restore
+            batches.append(batch)
+    if not batches and not gone:
+        return HttpResponse(status=204)
+    return JsonResponse({"changes": batches, "gone": gone, "now": _now_ms()})

@@ -1,0 +1,214 @@
+"""A real table's browsers: a DJ with many tabs, phones, and taps that never land late.
+
+Every tab of one browser shares one stream (static/js/live.js): one tab holds it, the
+others hear through a BroadcastChannel, and another takes over when it closes. A tap the
+page cannot get answered is abandoned and said so on the card, and never applied.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.models import StateEvent
+from tests.browser.conftest import ROOT, database_url, free_port, log_in, stop_server
+from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
+
+OPEN = "#live[data-state='open']"
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in ("Aiko", "Kenji", "Mei")
+    }
+    return {"dj": dj, "campaign": campaign, "party": party}
+
+
+def browser_of(browser, base, user, width=1280):
+    """One browser (one cookie jar): every page opened in it is a tab of it."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="es-ES")
+    log_in(context, base, user)
+    return context
+
+
+def tabs(context, url, count):
+    pages = []
+    for _ in range(count):
+        page = context.new_page()
+        page.goto(url)
+        pages.append(page)
+    for page in pages:
+        expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=15000)
+    return pages
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def leaders(pages) -> list:
+    return [p for p in pages if p.locator("#live").get_attribute("data-role") == "leader"]
+
+
+def wound(character, grade="leve"):
+    services.event_record(
+        campaign=character.campaign,
+        character=character,
+        event={"kind": "suffer", "type": "heridas", "grade": grade},
+    )
+
+
+def test_thirty_tabs_of_one_browser_share_one_stream_and_a_tap_goes_through_at_once(
+    browser, app_url, table
+):
+    context = browser_of(browser, app_url, table["dj"])
+    streams = []
+    context.on("request", lambda r: streams.append(r.url) if "/en-vivo/?" in r.url else None)
+
+    pages = tabs(context, f"{app_url}/c/kiso/", 30)
+
+    assert len(streams) == 1, streams  # one connection held for the whole browser
+    assert len(leaders(pages)) == 1
+    started = time.monotonic()
+    card(pages[-1], "Aiko").get_by_role("button", name="Fatiga leve").click()
+    expect(pages[-1].locator("#toasts")).to_contain_text("Fatiga Leve", timeout=3000)
+    assert time.monotonic() - started < 3
+    assert StateEvent.objects.filter(event__kind="suffer").count() == 1
+    for page in pages[:-1]:  # every other tab heard of it through the one stream
+        expect(card(page, "Aiko").get_by_text("Fatiga Leve")).to_be_visible(timeout=3000)
+    context.close()
+
+
+def test_when_the_tab_holding_the_stream_closes_another_takes_over(browser, app_url, table):
+    context = browser_of(browser, app_url, table["dj"])
+    pages = tabs(context, f"{app_url}/c/kiso/", 3)
+    wound(table["party"]["Aiko"])
+    for page in pages:
+        expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible(timeout=2000)
+
+    (holder,) = leaders(pages)
+    holder.close()
+    rest = [p for p in pages if p is not holder]
+    wound(table["party"]["Kenji"], grade="grave")  # while the next holder takes over
+
+    for page in rest:
+        expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible(timeout=5000)
+    assert len(leaders(rest)) == 1
+    context.close()
+
+
+def test_a_djs_board_and_a_players_sheet_in_one_browser_each_hear_what_they_show(
+    browser, app_url, table
+):
+    """The DJ of Kiso plays Mía in another campaign: one browser, one stream, the board of
+    one campaign and the sheet of the other, each changed from its own rendering."""
+    dj = table["dj"]
+    other = CampaignFactory(name="Otra", slug="otra", dj=UserFactory(username="otro-dj"))
+    MembershipFactory(user=dj, campaign=other, role="player")
+    mia = CharacterFactory(campaign=other, name="Mía", player=dj, attributes={"VOL": 3})
+    CharacterFactory(campaign=other, name="Suya")
+    context = browser_of(browser, app_url, dj)
+    streams = []
+    context.on("request", lambda r: streams.append(r.url) if "/en-vivo/?" in r.url else None)
+    board = tabs(context, f"{app_url}/c/kiso/", 1)[0]
+    sheet = tabs(context, f"{app_url}/c/otra/pj/{mia.pk}/hoja/", 1)[0]
+    fetched = []
+    context.on("request", lambda r: fetched.append(r.url) if "refrescar" in r.url else None)
+
+    wound(mia)
+    wound(table["party"]["Mei"])
+
+    expect(sheet.get_by_role("article", name="Mía").get_by_text("Heridas Leve")).to_be_visible(
+        timeout=3000
+    )
+    expect(card(board, "Mei").get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+    assert card(sheet, "Mei").count() == 0 and board.get_by_text("Mía").count() == 0
+    assert fetched == []  # both came rendered in the stream
+    assert len(streams) <= 2  # the first tab's, and once more to take the second campaign in
+    context.close()
+
+
+def test_a_tap_the_server_does_not_answer_is_abandoned_and_never_applied(browser, app_url, table):
+    context = browser_of(browser, app_url, table["dj"])
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    held = []
+    page.route("**/pj/*/accion/", lambda route: held.append(route))  # the network holds it
+
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+
+    alert = card(page, "Aiko").get_by_role("alert")
+    expect(alert).to_have_text(
+        "No se ha registrado: el servidor no respondió a tiempo. Mira la tarjeta y vuelve a tocar.",
+        timeout=12000,
+    )
+    assert len(held) == 1
+    try:
+        held[0].continue_()  # the network lets it go, too late: the page has given up on it
+    except Exception:  # noqa: BLE001 - Playwright refuses to continue an aborted request
+        pass
+    page.unroute("**/pj/*/accion/")
+    page.wait_for_timeout(500)
+    assert not StateEvent.objects.filter(event__kind="suffer").exists()
+    # Tapped again, it is recorded once.
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+    expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    assert StateEvent.objects.filter(event__kind="suffer").count() == 1
+    context.close()
+
+
+def test_a_tap_dated_too_long_ago_is_refused_on_its_card(browser, app_url, table):
+    """The page dates its taps on the server's clock; a tap that reaches the server past its
+    deadline is refused there, and the card says so."""
+    context = browser_of(browser, app_url, table["dj"])
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    page.route(
+        "**/pj/*/accion/",
+        lambda route: route.continue_(
+            headers={**route.request.headers, "x-zodiac-sent": str(int(time.time() * 1000) - 60000)}
+        ),
+    )
+
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+
+    expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("llegó tarde al servidor")
+    assert not StateEvent.objects.filter(event__kind="suffer").exists()
+    context.close()
+
+
+def test_under_runserver_the_board_polls_and_still_shows_changes(browser, table):
+    """`manage.py runserver` (WSGI) cannot hold a stream: the page polls instead."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DEBUG": "true",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        context = browser_of(browser, base, table["dj"])
+        page = context.new_page()
+        for _ in range(100):
+            try:
+                page.goto(f"{base}/c/kiso/")
+                break
+            except Exception:  # noqa: BLE001 - runserver still starting
+                page.wait_for_timeout(200)
+        expect(page.locator("#live")).to_have_attribute("data-state", "polling", timeout=10000)
+        wound(table["party"]["Aiko"])
+        expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible(timeout=5000)
+        expect(page.locator("#live-status")).to_be_hidden()
+        context.close()
+    finally:
+        stop_server(process)
