@@ -37,5 +37,11 @@ def change_record(
                 "SELECT pg_notify(%s, %s)",
                 [hub.CHANNEL, f"{campaign.pk}:{campaign.change_cursor}"],
             )
-    transaction.on_commit(partial(hub.changed, campaign.pk, campaign.change_cursor), robust=True)
+    told = hub.Change(
+        campaign.change_cursor,
+        character.pk if character is not None else None,
+        character.player_id if character is not None else None,
+        kind,
+    )
+    transaction.on_commit(partial(hub.changed, campaign.pk, told.cursor, told), robust=True)
     return change

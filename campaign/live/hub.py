@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import threading
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 
 TICK = 0.05  # seconds between polls while the process has streams and no LISTEN
 LISTEN_TICK = 3.0  # seconds between polls while LISTEN is up: a silent, dead LISTEN costs this
+# Changes every stream hears of, whatever it hears: who may hear what may have changed.
+NOTABLE = frozenset({"character", "campaign"})
 RENDERED = 512  # rendered parts kept (each change's, for the streams still catching up)
 WINDOW = 1000  # changes kept per campaign; a stream further behind reads the database
 HEARTBEAT = 15.0  # seconds of quiet before a stream sends a comment line
@@ -143,18 +146,65 @@ class Window:
 
 
 class Feed:
-    """One campaign followed by this process: its window, its streams, their wake-up."""
+    """One campaign followed by this process: its window, its streams, their wake-up.
+
+    A change wakes only the streams that hear it: those that hear everything (the DJ's,
+    `audience` None) and, for a PJ's card, its player's; a change of every card, or of a
+    NOTABLE kind, wakes them all. Each stream says how far it has handled the changes
+    (`handled`); a writer of this process waits for that (`settle`) before rendering its
+    own answer.
+    """
 
     def __init__(self, cursor: int, size: int) -> None:
         self.window = Window(cursor, size)
         self.streams = 0
-        self.advanced = asyncio.Event()
+        self.wakes: dict[int | None, asyncio.Event] = {}  # audience -> its wake-up
+        self.audience: dict[object, int | None] = {}  # stream -> the player it hears for
+        self.handled_by: dict[object, int] = {}  # stream -> the cursor it has handled
+        self.waiters: list[tuple[int, threading.Event]] = []
+
+    def advanced(self, audience: int | None) -> asyncio.Event:
+        """The event set when a change that `audience` hears comes in."""
+        return self.wakes.setdefault(audience, asyncio.Event())
+
+    def handled(self, stream: object, cursor: int | None) -> None:
+        """`stream` has handled every change up to `cursor` (None: it is gone)."""
+        if cursor is None:
+            self.handled_by.pop(stream, None)
+        else:
+            self.handled_by[stream] = cursor
+        self.release()
+
+    def release(self) -> None:
+        """Let go the writers waiting for a cursor every stream has handled."""
+        low = min(self.handled_by.values(), default=None)
+        waiting = []
+        for cursor, event in self.waiters:
+            if low is None or low >= cursor:
+                event.set()
+            else:
+                waiting.append((cursor, event))
+        self.waiters = waiting
 
     def extend(self, changes: Iterable[Change]) -> None:
-        if self.window.extend(changes):
+        before = self.window.cursor
+        changes = list(changes)
+        if not self.window.extend(changes):
+            return
+        new = [change for change in changes if change.cursor > before]
+        if any(change.pj is None or change.kind in NOTABLE for change in new):
+            woken = set(self.wakes)
+        else:
+            woken = {None, *(change.player for change in new if change.player is not None)}
+        for audience in woken & set(self.wakes):
             # A fresh event per advance: every stream waiting on the old one wakes once.
-            self.advanced, advanced = asyncio.Event(), self.advanced
-            advanced.set()
+            self.wakes.pop(audience).set()
+        # The streams left asleep had handled everything, and hear none of this: they
+        # have handled it too.
+        for stream, audience in self.audience.items():
+            if audience not in woken and self.handled_by.get(stream, before) >= before:
+                self.handled_by[stream] = self.window.cursor
+        self.release()
 
 
 class Hub:
@@ -183,14 +233,20 @@ class Hub:
         since: int,
         current: int,
         player: int | None = None,
+        notable: frozenset[str] = frozenset(),
         heartbeat: float | None = HEARTBEAT,
     ) -> AsyncIterator[list[Change]]:
-        """Yield the changes after `since` that `player` sees, in batches, as they commit.
+        """Yield the changes after `since` that `player` sees, in batches, as they commit
+        (and those of a `notable` kind, which the caller filters itself).
 
         `current` is the campaign's cursor read by the caller. Yields [] after `heartbeat`
         seconds without a batch (never, when None), so the stream can show it is alive.
+        A batch counts as handled (Feed.handled) when the caller asks for the next one.
         """
         feed = self._subscribe(campaign_id, current)
+        me = object()
+        feed.audience[me] = player
+        feed.handled(me, since)
         try:
             cursor = since
             quiet_since = self.loop.time()
@@ -209,10 +265,15 @@ class Hub:
                 elif batch:
                     cursor = batch[-1].cursor
                 if batch:
-                    seen = [change for change in batch if visible(change, player=player)]
+                    seen = [
+                        change
+                        for change in batch
+                        if change.kind in notable or visible(change, player=player)
+                    ]
                     if seen:
                         yield seen
                         quiet_since = self.loop.time()
+                    feed.handled(me, cursor)
                     continue
                 left = None if heartbeat is None else heartbeat - (self.loop.time() - quiet_since)
                 if left is not None and left <= 0:
@@ -221,8 +282,10 @@ class Hub:
                     continue
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(left):
-                        await feed.advanced.wait()
+                        await feed.advanced(player).wait()
         finally:
+            feed.audience.pop(me, None)
+            feed.handled(me, None)
             self._unsubscribe(campaign_id, feed)
 
     async def parts(
@@ -259,10 +322,18 @@ class Hub:
             found[key] = (await future)[key] if future is not None else None
         return found
 
-    def poke(self, campaign_id: int, cursor: int) -> None:
-        """A change at `cursor` committed (NOTIFY or this process): read it now."""
+    def poke(self, campaign_id: int, cursor: int, change: Change | None = None) -> None:
+        """A change at `cursor` committed (NOTIFY or this process): read it now.
+
+        A write of this process hands its `change` over: when it is the very next one, the
+        streams get it without the hub reading it back from the database.
+        """
         feed = self.feeds.get(campaign_id)
-        if feed is not None and cursor > feed.window.cursor:
+        if feed is None or cursor <= feed.window.cursor:
+            return
+        if change is not None and change.cursor == feed.window.cursor + 1:
+            feed.extend([change])
+        else:
             self.wake.set()
 
     def _subscribe(self, campaign_id: int, current: int) -> Feed:
@@ -280,6 +351,14 @@ class Hub:
         if current > feed.window.cursor:
             self.wake.set()
         return feed
+
+    def _settle(self, campaign_id: int, cursor: int, event: threading.Event) -> None:
+        feed = self.feeds.get(campaign_id)
+        if feed is None:
+            event.set()
+            return
+        feed.waiters.append((cursor, event))
+        feed.release()
 
     def _unsubscribe(self, campaign_id: int, feed: Feed) -> None:
         feed.streams -= 1
@@ -397,14 +476,37 @@ def hub() -> Hub:
     return _hub
 
 
-def changed(campaign_id: int, cursor: int) -> None:
-    """Wake this process's hub after a write committed here; callable from any thread."""
-    _wake(campaign_id, cursor)
+def changed(campaign_id: int, cursor: int, change: Change | None = None) -> None:
+    """Tell this process's hub of a write committed here; callable from any thread."""
+    _wake(campaign_id, cursor, change)
 
 
-def _wake(campaign_id: int, cursor: int) -> None:
+SETTLE = 0.05  # seconds a writer waits, at most, for this process's streams
+
+
+def settle(campaign_id: int, cursor: int, timeout: float = SETTLE) -> None:
+    """From a writer's thread, after its commit: wait until this process's streams of the
+    campaign have handled the change at `cursor` (rendered it for their pages), at most
+    `timeout`.
+
+    The writer then renders its own answer. Both are work for the same processor, and a
+    tap's answer is only the tapping page's: the others' pages go first, instead of every
+    page waiting while two renderings share the interpreter.
+    """
+    current = _hub
+    if current is None:
+        return
+    event = threading.Event()
+    try:
+        current.loop.call_soon_threadsafe(current._settle, campaign_id, cursor, event)
+    except RuntimeError:  # the loop has closed
+        return
+    event.wait(timeout)
+
+
+def _wake(campaign_id: int, cursor: int, change: Change | None = None) -> None:
     current = _hub
     if current is None:
         return
     with contextlib.suppress(RuntimeError):  # the loop has closed
-        current.loop.call_soon_threadsafe(current.poke, campaign_id, cursor)
+        current.loop.call_soon_threadsafe(current.poke, campaign_id, cursor, change)

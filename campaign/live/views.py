@@ -43,7 +43,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from ..models import CampaignChange, Membership
+from ..models import Membership
 from . import hub as live
 from . import parts
 
@@ -53,7 +53,7 @@ SINCE = re.compile(r"[0-9]{1,18}:[0-9]{1,18}(,[0-9]{1,18}:[0-9]{1,18}){0,19}")
 HEARTBEAT = 15.0  # seconds of quiet before a `ping` (it carries the server's clock)
 RECHECK = 30.0  # seconds between checks that the session and memberships still hold
 # Changes after which a stream checks at once what it may hear (a PJ's player, options).
-RECHECK_KINDS = {CampaignChange.Kind.CHARACTER, CampaignChange.Kind.CAMPAIGN}
+RECHECK_KINDS = live.NOTABLE
 
 
 def parse_since(value: str) -> dict[int, int]:
@@ -160,6 +160,11 @@ async def _parts(
         own = sorted(pk for pk, player in players.items() if player == user_id)
         others = sorted(pk for pk, player in players.items() if player != user_id)
         keys = parts.sheet_keys(own=own, party=others if follow.party else [])
+        # Every player's own card of the change, in one go: the first sheet to ask renders
+        # them for the others, which then find them rendered.
+        played = sorted(pk for pk, player in players.items() if player is not None)
+        every = parts.sheet_keys(own=played, party=sorted(players) if follow.party else [])
+        await hub.parts(follow.campaign_id, cursor, lang, every)
     rendered = await hub.parts(follow.campaign_id, cursor, lang, keys)
     return {parts.key_name(key): html for key, html in rendered.items() if html is not None}
 
@@ -213,17 +218,24 @@ async def stream(request: HttpRequest) -> HttpResponse:
 
         async def pump(follow: Follow) -> None:
             try:
-                # Every change, filtered below: one that may change what this viewer may
-                # hear is checked first, even when it is not theirs to hear.
+                # What this viewer hears, and the changes that may change what they may
+                # hear (checked first, then filtered out below when not theirs to hear).
                 async for batch in hub.follow(
-                    follow.campaign_id, since=follow.sent, current=follow.cursor, heartbeat=None
+                    follow.campaign_id,
+                    since=follow.sent,
+                    current=follow.cursor,
+                    player=user_id if follow.player_filter else None,
+                    notable=RECHECK_KINDS,
+                    heartbeat=None,
                 ):
-                    await queue.put((follow, batch))
+                    handled = asyncio.Event()
+                    await queue.put((follow, batch, handled))
+                    await handled.wait()  # rendered (or skipped): the hub may tell the writer
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("live: following campaign %s failed", follow.campaign_id)
-                await queue.put((follow, None))
+                await queue.put((follow, None, None))
 
         for pk, follow in follows.items():
             if wanted[pk] > follow.cursor:  # the restore case: every card, once
@@ -237,14 +249,23 @@ async def stream(request: HttpRequest) -> HttpResponse:
                     id=cursors(),
                 )
         tasks = [asyncio.create_task(pump(follow)) for follow in follows.values()]
+        done: list[asyncio.Event] = []
+
+        def release() -> None:
+            while done:
+                done.pop().set()
+
         checked = asyncio.get_running_loop().time()
         try:
             while True:
                 try:
                     async with asyncio.timeout(HEARTBEAT):
-                        follow, batch = await queue.get()
+                        follow, batch, handled = await queue.get()
                 except TimeoutError:
-                    follow, batch = None, []
+                    follow, batch, handled = None, [], None
+                if handled is not None:
+                    # Whatever this message becomes, the batch is handled once it is rendered.
+                    done.append(handled)
                 if batch is None:
                     return  # the page reconnects, from the last id it got
                 now = asyncio.get_running_loop().time()
@@ -260,6 +281,7 @@ async def stream(request: HttpRequest) -> HttpResponse:
                 player = user_id if follow.player_filter else None
                 batch = [change for change in batch if live.visible(change, player=player)]
                 if not batch:
+                    release()
                     continue
                 data = _summary(follow, batch)
                 try:
@@ -267,6 +289,7 @@ async def stream(request: HttpRequest) -> HttpResponse:
                     data["view"] = follow.view
                 except Exception:
                     log.exception("live: rendering the parts of a change failed")
+                release()
                 follow.sent = data["cursor"]
                 yield _event("change", {**data, "now": _now_ms()}, id=cursors())
         finally:

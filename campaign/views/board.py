@@ -23,7 +23,7 @@ from rules.vocab import ESPECIFICOS
 from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import modifier_breakdown
-from ..live import parts
+from ..live import hub, parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
 from ..trail import event_summary
 
@@ -229,8 +229,7 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
         return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
-    # Read before the card is rendered: the answer reflects at least this cursor (live.js).
-    campaign.refresh_from_db(fields=["change_cursor"])
+    after_write(campaign)
     toast = event_summary(record, roll=action.roll)
     if not request.htmx:
         messages.success(request, toast["text"])
@@ -238,6 +237,13 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return with_cursor(
         card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
     )
+
+
+def after_write(campaign: Campaign) -> None:
+    """After a write, before its answer is rendered: read the cursor the answer will reflect
+    (at least; live.js), and let this process's live streams render the change first."""
+    campaign.refresh_from_db(fields=["change_cursor"])
+    hub.settle(campaign.pk, campaign.change_cursor)
 
 
 def with_cursor(

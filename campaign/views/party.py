@@ -21,7 +21,14 @@ from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj
 from ..models import Campaign, Character, StateEvent
 from ..trail import event_label, event_summary
-from .board import TEMPLATE, board_context, card_answer, idempotency_key, with_cursor
+from .board import (
+    TEMPLATE,
+    after_write,
+    board_context,
+    card_answer,
+    idempotency_key,
+    with_cursor,
+)
 
 
 def _render_board_part(
@@ -61,8 +68,7 @@ def _party_done(
     live news of the change says to every other page."""
     if character is not None and character.is_archived:
         character = None  # not on the board: the board is answered whole
-    # Read before rendering: the answer reflects at least this cursor (live.js).
-    campaign.refresh_from_db(fields=["change_cursor"])
+    after_write(campaign)
     toast = toasts[-1] if toasts else None
     if toast is not None and len(toasts) > 1:
         toast = {**toast, "before": toasts[:-1]}

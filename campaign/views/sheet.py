@@ -22,7 +22,7 @@ from ..access import character_for_viewer
 from ..live import parts
 from ..models import Campaign, Character, Membership
 from ..trail import event_summary
-from .board import idempotency_key, with_cursor
+from .board import after_write, idempotency_key, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
 
@@ -110,7 +110,7 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         else:
             messages.success(request, toast["text"])
         return redirect("sheet", slug=slug, pk=pk)
-    campaign.refresh_from_db(fields=["change_cursor"])
+    after_write(campaign)
     character = Character.objects.select_related("snapshot", "player").get(pk=character.pk)
     membership.campaign = campaign
     context = {**_context(membership, character), "error": error, "toast": toast}

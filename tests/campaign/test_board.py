@@ -95,12 +95,12 @@ def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_s
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("where", ["a tap", "the undo", "a party time"])
 def test_live_pages_hear_of_a_change_at_commit(dj_client, campaign, aiko, monkeypatch, where):
-    # The live hub is woken at commit, once, with the new cursor: the streams render the
-    # change for their pages while the view renders the DJ's own answer.
+    # The live hub is told at commit, once, with the new cursor (and the change itself): the
+    # streams render it for their pages before the view renders the DJ's own answer.
     act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
     woken = []
     monkeypatch.setattr(
-        hub, "_wake", lambda campaign_id, cursor: woken.append((campaign_id, cursor))
+        hub, "_wake", lambda campaign_id, cursor, _change: woken.append((campaign_id, cursor))
     )
     if where == "a tap":
         act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")

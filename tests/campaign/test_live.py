@@ -472,3 +472,124 @@ def test_a_failed_render_is_not_kept(monkeypatch):
             await hub.close()
 
     assert asyncio.run(main()) == {("panels",): "<p>ok</p>"}
+
+
+# --- Who is woken, and a writer that lets the streams go first -----------------------------
+
+
+def feed_scenario(body):
+    """Run `body(feed, streams)` on a fresh Feed with a DJ stream and two players' streams."""
+
+    async def scenario():
+        from campaign.live.hub import Feed
+
+        feed = Feed(10, size=100)
+        dj, aiko, kenji = object(), object(), object()
+        for stream, audience in ((dj, None), (aiko, 1), (kenji, 2)):
+            feed.audience[stream] = audience
+            feed.handled(stream, 10)
+        return await body(feed, {"dj": dj, "aiko": aiko, "kenji": kenji})
+
+    return run(scenario())
+
+
+def test_a_change_of_one_pj_wakes_only_the_streams_that_hear_it():
+    async def body(feed, streams):
+        waits = {name: feed.advanced(a) for name, a in (("dj", None), ("aiko", 1), ("kenji", 2))}
+        feed.extend([Change(11, 7, player=1)])
+        return {name: event.is_set() for name, event in waits.items()}, dict(feed.handled_by)
+
+    woken, handled = feed_scenario(body)
+
+    assert woken == {"dj": True, "aiko": True, "kenji": False}
+    assert sorted(handled.values()) == [10, 10, 11]  # Kenji's stream had nothing to do
+
+
+@pytest.mark.parametrize("change", [Change(11, None), Change(11, 7, player=1, kind="character")])
+def test_a_change_of_every_card_or_of_who_plays_what_wakes_everyone(change):
+    async def body(feed, streams):
+        waits = [feed.advanced(a) for a in (None, 1, 2)]
+        feed.extend([change])
+        return [event.is_set() for event in waits]
+
+    assert feed_scenario(body) == [True, True, True]
+
+
+def test_a_writer_waits_until_every_stream_has_handled_its_change():
+    import threading
+
+    async def body(feed, streams):
+        event = threading.Event()
+        feed.waiters.append((11, event))
+        feed.extend([Change(11, 7, player=1)])
+        before = event.is_set()
+        feed.handled(streams["dj"], 11)
+        between = event.is_set()
+        feed.handled(streams["aiko"], 11)
+        return before, between, event.is_set()
+
+    assert feed_scenario(body) == (False, False, True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_settle_returns_at_once_without_streams_and_within_its_timeout_with_a_slow_one(
+    campaign, aiko
+):
+    from campaign.live import hub as live_hub
+
+    async def scenario():
+        hub = live_hub.Hub(asyncio.get_running_loop(), tick=0.01)
+        live_hub._hub = hub
+        try:
+            started = time.monotonic()
+            await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 1.0)
+            alone = time.monotonic() - started
+            stream = hub.follow(campaign.pk, since=0, current=0)
+            waiting = asyncio.ensure_future(anext(stream))  # subscribed, never handles 99
+            await asyncio.sleep(0.05)
+            started = time.monotonic()
+            await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 0.2)
+            slow = time.monotonic() - started
+            waiting.cancel()
+            await stream.aclose()
+            return alone, slow
+        finally:
+            live_hub._hub = None
+            await hub.close()
+
+    alone, slow = run(scenario())
+
+    assert alone < 0.1
+    assert 0.19 < slow < 0.5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_of_this_process_reaches_its_streams_without_being_read_back(campaign, aiko):
+    from campaign.live import hub as live_hub
+
+    start = cursor(campaign)
+
+    async def scenario():
+        hub = live_hub.Hub(asyncio.get_running_loop(), tick=60)  # no poll would find it
+        live_hub._hub = hub
+        try:
+            stream = hub.follow(campaign.pk, since=start, current=start)
+            waiting = asyncio.ensure_future(anext(stream))
+            await asyncio.sleep(0.05)
+            reads = []
+            real = hub.query
+            hub.query = lambda function, *a, **k: (
+                reads.append(function.__name__) or real(function, *a, **k)
+            )
+            await wound_elsewhere(aiko)
+            batch = await asyncio.wait_for(waiting, 2)
+            await stream.aclose()
+            return batch, reads
+        finally:
+            live_hub._hub = None
+            await hub.close()
+
+    batch, reads = run(scenario())
+
+    assert batch == [Change(start + 1, aiko.pk, None, "event")]
+    assert "changes_after" not in reads
