@@ -91,13 +91,21 @@ class Browser:
         os.close(self._in)
 
 
-class Page:
-    """A page in its own browser context (its own cookies and connections, as a device)."""
+def new_context(browser: Browser, cookies: list[dict]) -> str:
+    """A browser context (its own cookies and connections, as a device) holding `cookies`."""
+    context = browser.send("Target.createBrowserContext")["browserContextId"]
+    browser.send("Storage.setCookies", {"cookies": cookies, "browserContextId": context})
+    return context
 
-    def __init__(self, browser: Browser, url: str, cookies: list[dict]) -> None:
+
+class Page:
+    """A page in its own browser context, or a tab of `context` when one is given."""
+
+    def __init__(
+        self, browser: Browser, url: str, cookies: list[dict], context: str | None = None
+    ) -> None:
         self.browser = browser
-        context = browser.send("Target.createBrowserContext")["browserContextId"]
-        browser.send("Storage.setCookies", {"cookies": cookies, "browserContextId": context})
+        context = context or new_context(browser, cookies)
         self.target = browser.send(
             "Target.createTarget", {"url": url, "browserContextId": context}
         )["targetId"]

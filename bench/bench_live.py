@@ -393,7 +393,9 @@ def worker_pids(server: subprocess.Popen) -> list[int]:
     """The uvicorn processes that serve requests (the workers, or the one process)."""
     children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
     pids = [int(pid) for pid in children.read_text().split()] if children.exists() else []
-    return pids or [server.pid]
+    # The workers are spawned processes; multiprocessing's resource tracker is not one.
+    workers = [pid for pid in pids if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    return workers or [server.pid]
 
 
 def run_one(database_url: str, label: str, soak_too: bool) -> int:

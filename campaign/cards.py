@@ -15,7 +15,8 @@ from rules import texts
 from rules.state import emotion_modifiers
 from rules.vocab import CHECKS, GRADES, OBSTACULO, TYPES
 
-from .models import Character
+from . import selectors
+from .models import Campaign, Character
 
 DAY = 86400
 
@@ -310,4 +311,41 @@ def modifier_breakdown(data, characters: list[Character]) -> dict | None:
         "raw": total,
         "total": max(CAP, total),
         "capped": total < CAP,
+    }
+
+
+# -- the DJ's board ------------------------------------------------------------------
+
+TIME_BUTTONS = (
+    (1, "minutes", "+1 min"),
+    (10, "minutes", "+10 min"),
+    (1, "hours", "+1 h"),
+)
+ATTRIBUTE_CHOICES = ("FUE", "AGI", "DES", "VOL", "INT", "OTRO")
+
+
+def board_card(campaign: Campaign, character: Character, catalogue: dict) -> Card:
+    """A PJ's card as the DJ's board shows it."""
+    # The stored state (engine key included) tells given E.Esp from derived ones.
+    return build(
+        character,
+        character.snapshot.state,
+        catalogue=catalogue,
+        especificos=campaign.especificos,
+    )
+
+
+def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
+    """The clock, the undo button and recent events: what every action refreshes."""
+    clock = max((c.snapshot.state["clock"] for c in characters), default=0)
+    recent = selectors.recent_events(campaign=campaign)
+    return {
+        "campaign": campaign,
+        "characters": characters,
+        "clock": clock_parts(clock),
+        "round": selectors.current_round(campaign=campaign) + 1,
+        "recent": recent,
+        "latest": next((e for e in recent if not e.is_void), None),
+        "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
+        "attribute_choices": ATTRIBUTE_CHOICES,
     }

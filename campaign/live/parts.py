@@ -39,8 +39,6 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
     A PJ that is no longer in play renders as an element that deletes its card (board and
     party), and as None for its own sheet (that page is gone: it asks and gets a 404).
     """
-    from ..views.board import board_card, board_panels  # views import live: not at load
-
     with translation.override(lang):
         campaign = Campaign.objects.get(pk=campaign_id)
         characters = selectors.board_characters(campaign=campaign)
@@ -54,7 +52,7 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
 
         def panels() -> dict:
             if "panels" not in loaded:
-                loaded["panels"] = board_panels(campaign, characters)
+                loaded["panels"] = cards.board_panels(campaign, characters)
             return loaded["panels"]
 
         def gone(pk: int) -> str:
@@ -79,7 +77,7 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                     continue
                 context = {
                     **panels(),
-                    "card": board_card(campaign, in_play[pk], catalogue()),
+                    "card": cards.board_card(campaign, in_play[pk], catalogue()),
                     "common": True,
                     "card_oob": True,
                 }

@@ -22,7 +22,7 @@ from rules.vocab import ESPECIFICOS
 
 from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
-from ..cards import modifier_breakdown
+from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown
 from ..live import hub, parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
 from ..trail import event_summary
@@ -32,40 +32,6 @@ ASK_KINDS = ("emocion-leve", "emocion-grave", "afeccion", "especifico", "heal", 
 
 
 # -- reading -----------------------------------------------------------------------------
-
-TIME_BUTTONS = (
-    (1, "minutes", "+1 min"),
-    (10, "minutes", "+10 min"),
-    (1, "hours", "+1 h"),
-)
-ATTRIBUTE_CHOICES = ("FUE", "AGI", "DES", "VOL", "INT", "OTRO")
-
-
-def board_card(campaign: Campaign, character: Character, catalogue: dict) -> cards.Card:
-    """A PJ's card as the DJ's board shows it."""
-    # The stored state (engine key included) tells given E.Esp from derived ones.
-    return cards.build(
-        character,
-        character.snapshot.state,
-        catalogue=catalogue,
-        especificos=campaign.especificos,
-    )
-
-
-def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
-    """The clock, the undo button and recent events: what every action refreshes."""
-    clock = max((c.snapshot.state["clock"] for c in characters), default=0)
-    recent = selectors.recent_events(campaign=campaign)
-    return {
-        "campaign": campaign,
-        "characters": characters,
-        "clock": cards.clock_parts(clock),
-        "round": selectors.current_round(campaign=campaign) + 1,
-        "recent": recent,
-        "latest": next((e for e in recent if not e.is_void), None),
-        "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
-        "attribute_choices": ATTRIBUTE_CHOICES,
-    }
 
 
 def board_context(request: HttpRequest, campaign: Campaign) -> dict:

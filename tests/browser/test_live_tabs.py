@@ -212,3 +212,20 @@ def test_under_runserver_the_board_polls_and_still_shows_changes(browser, table)
         context.close()
     finally:
         stop_server(process)
+
+
+def test_without_web_locks_each_tab_holds_its_own_stream_and_still_hears(browser, app_url, table):
+    context = browser_of(browser, app_url, table["dj"])
+    context.add_init_script(
+        "Object.defineProperty(Navigator.prototype, 'locks', {get: () => undefined});"
+    )
+    streams = []
+    context.on("request", lambda r: streams.append(r.url) if "/en-vivo/?" in r.url else None)
+    pages = tabs(context, f"{app_url}/c/kiso/", 2)
+
+    wound(table["party"]["Mei"])
+
+    for page in pages:
+        expect(card(page, "Mei").get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+    assert len(streams) == 2 and not leaders(pages)
+    context.close()
