@@ -63,11 +63,13 @@ def visible(change: Change, *, player: int | None) -> bool:
 
 
 def summary(changes: Sequence[Change]) -> dict:
-    """Several changes as one message: the last cursor, the PJ ids, and whether all changed."""
+    """Several changes as one message: the last cursor, the PJ ids, whether all changed, and
+    the kinds of change (a page redraws its session bar after a session's)."""
     return {
         "cursor": changes[-1].cursor,
         "pj": sorted({c.pj for c in changes if c.pj is not None}),
         "all": any(c.pj is None for c in changes),
+        "kinds": sorted({str(c.kind) for c in changes}),
     }
 
 

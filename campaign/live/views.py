@@ -11,7 +11,8 @@ campaign-wide changes (every PJ when the campaign shows players the party).
 The stream passes Django's middleware and authentication when it opens, like any view. It
 then checks again that its session and memberships still hold: every RECHECK seconds, and
 at once after a change that may have changed them (a PJ's player, the campaign's options).
-When they no longer hold it asks the page to open it again (and be asked again who it is).
+When they no longer hold it names the campaigns concerned (`reopen`): their pages load
+anew, and the stream is opened again (and asked again who it serves).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from ..models import Membership
+from ..models import CampaignChange, Membership
 from . import hub as live
 from . import parts
 
@@ -95,7 +96,8 @@ class Follow:
         return "dj" if self.dj else "player"
 
     def same_access(self, other: Follow) -> bool:
-        return (self.dj, self.party) == (other.dj, other.party)
+        """Whether `other` hears and sees what this does (the party option is a player's)."""
+        return self.dj == other.dj and (self.dj or self.party == other.party)
 
 
 def _follows(user, wanted: dict[int, int]) -> tuple[dict[int, Follow], list[int]]:
@@ -118,19 +120,35 @@ def _follows(user, wanted: dict[int, int]) -> tuple[dict[int, Follow], list[int]
 
 
 def _viewer(request: HttpRequest, wanted: dict[int, int]):
-    """On the hub's thread: (user id, session key, follows, gone)."""
+    """On the hub's thread: (user id, session key, follows, gone, access).
+
+    `access` gives, for each campaign the user plays in, the cursor of its latest change of
+    who plays what or of its options: a page rendered before it shows what the user could
+    see then, and loads anew.
+    """
     follows, gone = _follows(request.user, wanted)
-    return request.user.pk, request.session.session_key, follows, gone
+    access = {}
+    for pk, follow in follows.items():
+        if not follow.dj:
+            latest = (
+                CampaignChange.objects.filter(campaign_id=pk, kind__in=live.NOTABLE)
+                .order_by("-cursor")
+                .values_list("cursor", flat=True)
+                .first()
+            )
+            access[pk] = latest or 0
+    return request.user.pk, request.session.session_key, follows, gone, access
 
 
-def _still(session_key: str | None, user_id: int, follows: dict[int, Follow]) -> bool:
-    """Whether the session is still this user's, with the same access to every campaign."""
+def _changed_access(session_key: str | None, user_id: int, follows: dict[int, Follow]) -> list[int]:
+    """The campaigns this stream may no longer hear as it does: every one when the session
+    is no longer this user's, else those whose membership or options changed."""
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
     user = get_user(SimpleNamespace(session=store))
     if not user.is_authenticated or user.pk != user_id:
-        return False
+        return list(follows)
     now, gone = _follows(user, dict.fromkeys(follows, 0))
-    return not gone and all(now[pk].same_access(follow) for pk, follow in follows.items())
+    return [*gone, *(pk for pk in now if not now[pk].same_access(follows[pk]))]
 
 
 def _event(name: str, data: dict, *, id: str | None = None) -> str:
@@ -184,7 +202,8 @@ async def stream(request: HttpRequest) -> HttpResponse:
     """Server-Sent Events: a `change` message per campaign batch, its id every cursor.
 
     Starts after the Last-Event-ID header (a reconnecting EventSource), else `?since=`.
-    The first message (`hello`) names the campaigns this user may not see (`gone`); `ping`
+    The first message (`hello`) names the campaigns this user may not see (`gone`) and when
+    what they may see of the others last changed (`access`, see _viewer); `ping`
     keeps a quiet stream alive; both carry the server's clock (`now`, ms), with which pages
     date their taps (campaign.deadline).
     """
@@ -200,7 +219,7 @@ async def stream(request: HttpRequest) -> HttpResponse:
         return _poll_advice()
     hub = live.hub()
     # On the hub's thread and connection: a stream holds no connection of its own.
-    user_id, session_key, follows, gone = await hub.query(_viewer, request, wanted)
+    user_id, session_key, follows, gone, access = await hub.query(_viewer, request, wanted)
     if not follows:
         raise Http404("No such campaign.")
     lang = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)[:2]
@@ -213,7 +232,8 @@ async def stream(request: HttpRequest) -> HttpResponse:
 
     async def messages() -> AsyncIterator[str]:
         yield "retry: 1000\n\n"
-        yield _event("hello", {"now": _now_ms(), "gone": gone}, id=cursors() or None)
+        hello = {"now": _now_ms(), "gone": gone, "access": access}
+        yield _event("hello", hello, id=cursors() or None)
         queue: asyncio.Queue = asyncio.Queue()
 
         async def pump(follow: Follow) -> None:
@@ -271,8 +291,9 @@ async def stream(request: HttpRequest) -> HttpResponse:
                 now = asyncio.get_running_loop().time()
                 may_have_changed = any(change.kind in RECHECK_KINDS for change in batch)
                 if may_have_changed or now - checked > RECHECK:
-                    if not await hub.query(_still, session_key, user_id, follows):
-                        yield _event("reopen", {"now": _now_ms()})
+                    changed = await hub.query(_changed_access, session_key, user_id, follows)
+                    if changed:
+                        yield _event("reopen", {"campaigns": changed, "now": _now_ms()})
                         return
                     checked = now
                 if follow is None:

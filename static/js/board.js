@@ -27,6 +27,11 @@
         if (answer) swapParts(answer.html);
       }).catch(function () { /* the stream says when the server is away */ });
     }
+    // A session started or ended elsewhere: the session bar (its forms post as plain
+    // forms, with this page's token) comes from this page's own rendering.
+    if ((detail.kinds || []).indexOf("session") !== -1) {
+      htmx.ajax("GET", window.location.pathname, { select: ".session-bar", target: ".session-bar", swap: "outerHTML" });
+    }
     // A PJ added, archived or restored elsewhere: the list of cards itself changed.
     if (missing) {
       htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });

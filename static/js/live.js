@@ -64,7 +64,7 @@
       return;
     }
     const parts = message.view === me.view ? message.parts : undefined;
-    news({ cursor: message.cursor, pj: message.pj, all: message.all, parts });
+    news({ cursor: message.cursor, pj: message.pj, all: message.all, kinds: message.kinds, parts });
   }
 
   // -- the page's own answers ---------------------------------------------------------
@@ -96,6 +96,7 @@
       cursor: dated ? Math.max(...details.map((d) => d.cursor)) : undefined,
       pj: [...new Set(details.flatMap((d) => d.pj || []))],
       all: details.some((d) => d.all),
+      kinds: [...new Set(details.flatMap((d) => d.kinds || []))],
     };
   }
 
@@ -163,6 +164,8 @@
   });
 
   // Words about a tap, next to it: on its card, else in the page's alert, else after it.
+  // On a card they stay while live news changes it (patch leaves data-keep alone), until
+  // the card is answered anew.
   function tell(elt, text) {
     const card = elt && elt.closest ? elt.closest("article.pj-card") : null;
     let slot = card && card.querySelector(".card-error");
@@ -170,6 +173,7 @@
       slot = document.createElement("p");
       slot.className = "card-error";
       slot.setAttribute("role", "alert");
+      slot.dataset.keep = "";
       const head = card.querySelector(".pj-head");
       if (head) head.after(slot);
       else card.prepend(slot);
@@ -223,7 +227,10 @@
     patchChildren(old, [...old.childNodes], [...fresh.childNodes]);
   }
 
-  function patchChildren(parent, before, after) {
+  function patchChildren(parent, children, after) {
+    // What this page added of its own (data-keep: a tap's warning) is neither matched nor
+    // removed.
+    const before = children.filter((node) => !(node.dataset && "keep" in node.dataset));
     // Where an element of this kind stands next in `list` from `from` (text: nowhere,
     // it is matched where it stands).
     const next = (list, from, node) =>
@@ -322,6 +329,7 @@
         const data = JSON.parse(event.data);
         clock(data);
         if (data.gone.length) on.gone(data.gone);
+        on.access(data.access || {});
       });
       source.addEventListener("ping", (event) => clock(JSON.parse(event.data)));
       source.addEventListener("change", (event) => {
@@ -329,9 +337,11 @@
         clock(data);
         deliver(data);
       });
-      // Who the stream serves changed (a session, a membership): ask again from here.
-      source.addEventListener("reopen", () => {
+      // What this browser's user may see changed (a session, a membership, an option):
+      // the pages of those campaigns load anew; the stream opens again from here.
+      source.addEventListener("reopen", (event) => {
         source.close();
+        on.changedAccess(JSON.parse(event.data).campaigns || []);
         stream();
       });
       // A server that cannot stream (runserver): poll at once.
@@ -395,17 +405,30 @@
   }
 
   const gone = (campaigns) => {
-    // This page's campaign is no longer this user's to see: show what the server says.
+    // This page's campaign is no longer this user's to see, or not as it was: show what
+    // the server says now.
     if (campaigns.includes(me.campaign)) window.location.reload();
   };
   const setClock = (offset) => {
     serverOffset = offset;
   };
+  // What this user may see of a campaign changed after this page was rendered (a player
+  // removed, the party option): the page loads anew.
+  const access = (latest) => {
+    if (latest[String(me.campaign)] > cursor) window.location.reload();
+  };
 
   // -- one stream for the whole browser ------------------------------------------------
   const shared = user && window.EventSource && window.BroadcastChannel && navigator.locks;
   if (!shared) {
-    const alone = { message: receive, state: showDown, clock: setClock, gone };
+    const alone = {
+      message: receive,
+      state: showDown,
+      clock: setClock,
+      gone,
+      changedAccess: gone,
+      access,
+    };
     transport(new Map([[me.campaign, cursor]]), alone);
     return;
   }
@@ -447,8 +470,10 @@
       if (at > cursor) receive({ campaign: me.campaign, after: at, cursor: at });
     } else if (data.type === "clock") {
       serverOffset = data.offset;
-    } else if (data.type === "gone") {
+    } else if (data.type === "gone" || data.type === "access") {
       gone(data.campaigns);
+    } else if (data.type === "latest") {
+      access(data.latest);
     } else if (data.type === "leader") {
       hello();
     }
@@ -487,6 +512,14 @@
     gone(campaigns) {
       say({ type: "gone", campaigns });
       gone(campaigns);
+    },
+    changedAccess(campaigns) {
+      say({ type: "access", campaigns });
+      gone(campaigns);
+    },
+    access(latest) {
+      say({ type: "latest", latest });
+      access(latest);
     },
   };
 

@@ -73,7 +73,8 @@
     var time = document.getElementById("sheet-updated");
     var date = time ? new Date(time.getAttribute("datetime")) : null;
     if (!date || isNaN(date.getTime())) return "";
-    return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    // In the page's language, not the phone's: "15:29" on a Spanish page.
+    return date.toLocaleTimeString(document.documentElement.lang || [], { hour: "2-digit", minute: "2-digit" });
   }
 
   function isDown() {

@@ -92,12 +92,17 @@ def free_port() -> int:
 
 
 def start_server(
-    *, workers: int = 1, extra_env: dict | None = None, port: int | None = None
+    *,
+    workers: int = 1,
+    extra_env: dict | None = None,
+    port: int | None = None,
+    runserver: bool = False,
 ) -> tuple[subprocess.Popen, str]:
     """A uvicorn serving the app on the test database; returns (process, base URL).
 
     `port` brings a server back at the same address (same origin, cookies and service
-    worker) after a test stopped it."""
+    worker) after a test stopped it. `runserver` serves it with `manage.py runserver`
+    (WSGI) instead."""
     port = port or free_port()
     env = {
         **os.environ,
@@ -110,7 +115,10 @@ def start_server(
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"]
     command += ["--log-level", "warning", "--workers", str(workers)]
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    if runserver:
+        command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    quiet = {"stderr": subprocess.DEVNULL} if runserver else {}  # runserver logs each request
+    process = subprocess.Popen(command, cwd=ROOT, env=env, **quiet)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:

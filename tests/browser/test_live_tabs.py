@@ -5,9 +5,6 @@ others hear through a BroadcastChannel, and another takes over when it closes. A
 page cannot get answered is abandoned and said so on the card, and never applied.
 """
 
-import os
-import subprocess
-import sys
 import time
 
 import pytest
@@ -15,7 +12,7 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import StateEvent
-from tests.browser.conftest import ROOT, database_url, free_port, log_in, stop_server
+from tests.browser.conftest import log_in, screenshot, start_server, stop_server
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 OPEN = "#live[data-state='open']"
@@ -149,6 +146,7 @@ def test_a_tap_the_server_does_not_answer_is_abandoned_and_never_applied(browser
         "No se ha registrado: el servidor no respondió a tiempo. Mira la tarjeta y vuelve a tocar.",
         timeout=12000,
     )
+    screenshot(page, "board-tap-not-recorded-1280")
     assert len(held) == 1
     try:
         held[0].continue_()  # the network lets it go, too late: the page has given up on it
@@ -166,8 +164,8 @@ def test_a_tap_the_server_does_not_answer_is_abandoned_and_never_applied(browser
 
 def test_a_tap_dated_too_long_ago_is_refused_on_its_card(browser, app_url, table):
     """The page dates its taps on the server's clock; a tap that reaches the server past its
-    deadline is refused there, and the card says so."""
-    context = browser_of(browser, app_url, table["dj"])
+    deadline is refused there, and the card says so (here on a phone-sized board)."""
+    context = browser_of(browser, app_url, table["dj"], width=360)
     (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
     page.route(
         "**/pj/*/accion/",
@@ -179,32 +177,19 @@ def test_a_tap_dated_too_long_ago_is_refused_on_its_card(browser, app_url, table
     card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
 
     expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("llegó tarde al servidor")
+    card(page, "Aiko").scroll_into_view_if_needed()
+    screenshot(page, "board-tap-too-late-360")
     assert not StateEvent.objects.filter(event__kind="suffer").exists()
     context.close()
 
 
 def test_under_runserver_the_board_polls_and_still_shows_changes(browser, table):
     """`manage.py runserver` (WSGI) cannot hold a stream: the page polls instead."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "DEBUG": "true",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    process, base = start_server(runserver=True)
     try:
         context = browser_of(browser, base, table["dj"])
         page = context.new_page()
-        for _ in range(100):
-            try:
-                page.goto(f"{base}/c/kiso/")
-                break
-            except Exception:  # noqa: BLE001 - runserver still starting
-                page.wait_for_timeout(200)
+        page.goto(f"{base}/c/kiso/")
         expect(page.locator("#live")).to_have_attribute("data-state", "polling", timeout=10000)
         wound(table["party"]["Aiko"])
         expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible(timeout=5000)
@@ -228,4 +213,63 @@ def test_without_web_locks_each_tab_holds_its_own_stream_and_still_hears(browser
     for page in pages:
         expect(card(page, "Mei").get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
     assert len(streams) == 2 and not leaders(pages)
+    context.close()
+
+
+def test_the_not_recorded_warning_stays_when_news_of_that_card_arrives_meanwhile(
+    browser, app_url, table
+):
+    """Found by hand: another tab changed the same PJ while the tap hung, and the card was
+    redrawn without the warning."""
+    context = browser_of(browser, app_url, table["dj"])
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    page.route("**/pj/*/accion/", lambda route: None)  # the network holds every tap
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+    page.wait_for_timeout(500)
+    aiko = table["party"]["Aiko"]
+    services.event_record(
+        campaign=aiko.campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+
+    alert = card(page, "Aiko").get_by_role("alert")
+    expect(alert).to_contain_text("No se ha registrado", timeout=12000)
+    expect(card(page, "Aiko").get_by_text("Fatiga Leve")).to_be_visible()  # the other change
+    page.wait_for_timeout(1000)
+    expect(alert).to_contain_text("No se ha registrado")
+    assert not StateEvent.objects.filter(event__type="heridas").exists()
+    context.close()
+
+
+def test_a_phone_follows_the_party_option_as_the_dj_turns_it_on_and_off(browser, app_url, table):
+    player = UserFactory(username="jugadora")
+    MembershipFactory(user=player, campaign=table["campaign"], role="player")
+    aiko = table["party"]["Aiko"]
+    services.character_update(character=aiko, player=player)
+    context = browser_of(browser, app_url, player, width=360)
+    (phone,) = tabs(context, f"{app_url}/c/kiso/pj/{aiko.pk}/hoja/", 1)
+    party = phone.get_by_role("heading", name="El grupo")
+    expect(party).to_have_count(0)
+
+    services.campaign_update(campaign=table["campaign"], players_see_party=True)
+    expect(party).to_be_visible(timeout=5000)
+    expect(card(phone, "Kenji")).to_be_visible()
+
+    services.campaign_update(campaign=table["campaign"], players_see_party=False)
+    expect(party).to_have_count(0, timeout=5000)
+    expect(card(phone, "Kenji")).to_have_count(0)
+    context.close()
+
+
+def test_a_session_started_in_one_tab_shows_in_the_others(browser, app_url, table):
+    context = browser_of(browser, app_url, table["dj"])
+    first, second = tabs(context, f"{app_url}/c/kiso/", 2)
+    expect(second.get_by_text("Sin sesión abierta")).to_be_visible()
+
+    first.get_by_label("Título de la sesión (opcional)").fill("La emboscada")
+    first.get_by_role("button", name="Empezar sesión").click()
+
+    expect(second.get_by_role("link", name="Sesión 1")).to_be_visible(timeout=3000)
+    expect(second.get_by_role("button", name="Terminar sesión")).to_be_visible()
     context.close()

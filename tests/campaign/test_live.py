@@ -82,6 +82,7 @@ def test_polling_names_the_pj_that_changed_and_the_last_cursor(client, dj, campa
             "cursor": since + 3,
             "pj": sorted([aiko.pk, kenji.pk]),
             "all": False,
+            "kinds": ["event"],
         }
     ]
     assert "no-cache" in response["Cache-Control"]
@@ -95,7 +96,7 @@ def test_polling_says_all_after_a_campaign_wide_event(client, dj, campaign, aiko
     services.event_record(campaign=campaign, event={"kind": "time", "rounds": 1})
 
     assert batches(poll(client, campaign, since)) == [
-        {"after": since, "cursor": since + 1, "pj": [], "all": True}
+        {"after": since, "cursor": since + 1, "pj": [], "all": True, "kinds": ["event"]}
     ]
 
 
@@ -109,7 +110,7 @@ def test_a_player_hears_of_their_own_pj_but_not_of_another(client, campaign, aik
 
     wound(aiko)
     assert batches(poll(client, campaign, since)) == [
-        {"after": since, "cursor": since + 2, "pj": [aiko.pk], "all": False}
+        {"after": since, "cursor": since + 2, "pj": [aiko.pk], "all": False, "kinds": ["event"]}
     ]
 
 
@@ -140,7 +141,9 @@ def test_a_cursor_from_before_a_restore_gets_everything_at_the_current_cursor(cl
     data = batches(poll(client, campaign, cursor(campaign) + 50))
 
     now = cursor(campaign)
-    assert data == [{"after": now, "cursor": now, "pj": [], "all": True, "reset": True}]
+    assert data == [
+        {"after": now, "cursor": now, "pj": [], "all": True, "kinds": ["event"], "reset": True}
+    ]
 
 
 @pytest.mark.django_db
@@ -211,8 +214,10 @@ def test_a_player_of_another_campaign_gets_404(client, campaign):
 def test_a_batch_is_one_message_with_the_last_cursor():
     batch = [Change(4, 7), Change(5, 9), Change(6, 7)]
 
-    assert summary(batch) == {"cursor": 6, "pj": [7, 9], "all": False}
+    assert summary(batch) == {"cursor": 6, "pj": [7, 9], "all": False, "kinds": ["event"]}
     assert summary([*batch, Change(7, None)])["all"] is True
+    # A session started meanwhile: the board redraws its session bar.
+    assert summary([*batch, Change(7, None, kind="session")])["kinds"] == ["event", "session"]
 
 
 def test_the_dj_sees_every_change_and_a_player_their_pj_and_campaign_wide_ones():

@@ -6,10 +6,7 @@ transaction, so like another server's) or through a server's admin, which record
 
 import http.client
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -23,7 +20,7 @@ from django.test import Client
 from campaign import services
 from campaign.live.hub import LISTEN_TICK
 from campaign.models import Campaign, CampaignChange, Membership
-from tests.browser.conftest import ROOT, database_url, free_port, start_server, stop_server
+from tests.browser.conftest import start_server, stop_server
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 DELIVERY = 1.0  # seconds: the issue's promise, from a write's commit to the page
@@ -569,19 +566,8 @@ def test_a_listen_that_hears_nothing_still_costs_at_most_a_few_seconds(url, tabl
 def test_under_wsgi_the_stream_says_to_poll_at_once(table):
     """`manage.py runserver` serves WSGI: a stream would send nothing, so it says to poll."""
     campaign, dj, *_ = table
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "DEBUG": "true",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    process, base = start_server(runserver=True)
     try:
-        wait_until(lambda: answers(base), 30, "runserver starts")
         with event_stream(base, campaign, dj) as stream:
             assert stream.response.status == 200
             advice = stream.event()
@@ -593,11 +579,17 @@ def test_under_wsgi_the_stream_says_to_poll_at_once(table):
     assert advice["event"] == "poll" and advice["data"]["now"] > 0
 
 
-def answers(base: str) -> bool:
-    where = urlsplit(base)
-    try:
-        with closing(http.client.HTTPConnection(where.hostname, where.port, timeout=2)) as http_:
-            http_.request("GET", "/accounts/login/")
-            return http_.getresponse().status == 200
-    except OSError:
-        return False
+def test_a_players_hello_says_when_what_they_may_see_last_changed(url, table):
+    """A sheet rendered before that loads anew (the party option turned on or off while
+    its stream was opening)."""
+    campaign, dj, player, *_ = table
+    services.campaign_update(campaign=campaign, players_see_party=True)
+    changed_at = cursor(campaign)
+
+    with event_stream(url, campaign, player, since=changed_at - 1) as stream:
+        heard = stream.event()["data"]["access"]
+    with event_stream(url, campaign, dj) as stream:
+        told_dj = stream.event()["data"]["access"]
+
+    assert heard == {str(campaign.pk): changed_at}
+    assert told_dj == {}  # what a DJ sees does not hang on those
