@@ -21,7 +21,7 @@ endef
 
 MO_FILES := locale/es/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
 
-.PHONY: run test bench lint format messages clean venv-check
+.PHONY: run test quick bench lint format messages clean venv-check
 
 # The venv is remade when its Python is missing or older than 3.12.
 venv-check:
@@ -60,6 +60,10 @@ run: venv-check $(VENV)/.run-installed $(MO_FILES)
 
 test: venv-check $(VENV)/.dev-installed $(MO_FILES)
 	$(VPY) -m pytest $(PYTEST_ARGS)
+
+# The suite without the browser and slow tests (CI runs everything, through `make test`).
+quick: venv-check $(VENV)/.dev-installed $(MO_FILES)
+	$(VPY) -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
 
 # Every benchmark runs; the ones that missed a target are named at the end (exit 1).
 bench: venv-check $(VENV)/.dev-installed

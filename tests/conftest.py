@@ -1,8 +1,29 @@
 """Fixtures shared by the app's tests (tests/rules/ needs none of these)."""
 
+from pathlib import Path
+
 import pytest
 
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+# Modules whose tests start server processes of their own: marked `slow`.
+SLOW = {"test_live_server.py", "test_concurrency.py", "test_deploy.py"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` chooses by these marks
+def pytest_collection_modifyitems(config, items):
+    """Mark what a quick run (`make quick`) leaves out: the browser tests and the slow ones.
+
+    And browser tests last: Playwright's sync API leaves an event loop set in the main thread
+    until the session ends, and Django refuses plain ORM calls from a thread with one.
+    """
+    for item in items:
+        path = Path(str(item.path))
+        if "browser" in path.parts:
+            item.add_marker(pytest.mark.browser)
+        elif path.name in SLOW:
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: "/tests/browser/" in str(item.path))
 
 
 @pytest.fixture
@@ -47,9 +68,3 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
 def fast_password_hashing(settings):
     """PBKDF2 is slow on purpose; the tests only need hashes that check."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def pytest_collection_modifyitems(config, items):
-    """Browser tests last: Playwright's sync API leaves an event loop set in the main thread
-    until the session ends, and Django refuses plain ORM calls from a thread with one."""
-    items.sort(key=lambda item: "/tests/browser/" in str(item.path))
