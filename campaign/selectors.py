@@ -1,4 +1,4 @@
-"""Reads. They read snapshots and never fold the whole log (replays are audit.py's)."""
+"""Reads. They read snapshots and never fold the whole log (replays are history.replay's)."""
 
 from datetime import datetime
 

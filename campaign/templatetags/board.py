@@ -57,7 +57,7 @@ def special(name: str) -> str:
 @register.filter
 def event_words(event: dict) -> str:
     """What an event did, in a few words."""
-    from campaign.trail import event_label
+    from campaign.history.words import event_label
 
     return event_label(event)
 

@@ -23,9 +23,9 @@ from rules.vocab import ESPECIFICOS
 from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown
+from ..history.words import event_summary
 from ..live import hub, parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
-from ..trail import event_summary
 
 TEMPLATE = "campaign/board.html"
 ASK_KINDS = ("emocion-leve", "emocion-grave", "afeccion", "especifico", "heal", "surgery", "more")

@@ -19,8 +19,9 @@ from django.views.decorators.http import require_GET, require_POST
 import rules
 from rules.vocab import TYPES
 
-from .. import cards, history, selectors, services
+from .. import cards, selectors, services
 from ..access import membership_for
+from ..history import log as history
 from ..models import Campaign, Character, GameSession, Membership, StateEvent
 from ..reference import render_recap
 

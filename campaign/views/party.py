@@ -19,8 +19,8 @@ from rules import RuleError
 
 from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj
+from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
-from ..trail import event_label, event_summary
 from .board import (
     TEMPLATE,
     after_write,

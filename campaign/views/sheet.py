@@ -19,9 +19,9 @@ from rules import RuleError
 
 from .. import cards, forms, selectors, services
 from ..access import character_for_viewer
+from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, Character, Membership
-from ..trail import event_summary
 from .board import after_write, idempotency_key, with_cursor
 
 TEMPLATE = "campaign/sheet.html"

@@ -9,8 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from ..access import membership_for
+from ..history.timeline import session_svg
 from ..models import Character, GameSession, Membership
-from ..timeline_svg import session_svg
 
 
 @require_GET

@@ -18,9 +18,9 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from campaign import backup, services
-from campaign.audit import campaign_replay_check
 from campaign.backup import BackupError, campaign_import, export_chunks
 from campaign.forms import roll_save
+from campaign.history.replay import campaign_replay_check
 from campaign.models import (
     Campaign,
     Character,

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from campaign import services
-from campaign.audit import campaign_replay_check
+from campaign.history.replay import campaign_replay_check
 from campaign.models import StateEvent
 from tests.factories import CampaignFactory, CharacterFactory
 
@@ -85,7 +85,7 @@ SQLITE_WRITERS = """
 import threading
 from django.db import connection
 from campaign import services
-from campaign.audit import campaign_replay_check
+from campaign.history.replay import campaign_replay_check
 
 campaign = services.campaign_create(name="C", slug="c")
 pjs = [services.character_create(campaign=campaign, name=f"P{n}") for n in range(3)]

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from campaign import services
-from campaign.audit import campaign_replay_check
+from campaign.history.replay import campaign_replay_check
 from campaign.models import StateEvent
 from campaign.selectors import character_state, state_at
 

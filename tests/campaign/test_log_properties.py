@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import rules
 from campaign import selectors, services
-from campaign.audit import campaign_replay_check
+from campaign.history.replay import campaign_replay_check
 from campaign.models import StateEvent
 from tests.factories import CampaignFactory, CharacterFactory
 

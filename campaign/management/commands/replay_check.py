@@ -7,7 +7,7 @@ rewrites its projections (one transaction per campaign), reporting each PJ that 
 
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.audit import RefoldRefused, campaign_refold, campaign_replay_check
+from campaign.history.replay import RefoldRefused, campaign_refold, campaign_replay_check
 from campaign.models import Campaign
 
 

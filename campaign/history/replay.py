@@ -11,8 +11,8 @@ from django.utils import timezone
 
 import rules
 
-from .models import Campaign, Character, CharacterSnapshot, EventSnapshot, StateEvent
-from .selectors import character_log
+from ..models import Campaign, Character, CharacterSnapshot, EventSnapshot, StateEvent
+from ..selectors import character_log
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The session timeline picture: campaign.timeline_svg and its URL."""
+"""The session timeline picture: campaign.history.timeline and its URL."""
 
 import xml.etree.ElementTree as ET
 
@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from campaign import services
+from campaign.history.timeline import session_svg, session_svg_inline
 from campaign.models import Character, StateEvent
-from campaign.timeline_svg import session_svg, session_svg_inline
 from tests.factories import CharacterFactory, MembershipFactory, UserFactory
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -331,7 +331,7 @@ def test_outsiders_and_unknown_sessions_get_404(client, dj, table):
 
 
 def test_stretches_too_narrow_to_see_merge_into_the_most_serious_grade():
-    from campaign.timeline_svg import Scale, Segment, _merged
+    from campaign.history.timeline import Scale, Segment, _merged
 
     x = Scale(0, 100_000)  # a long session: a few seconds are far below a unit
     segments = [

@@ -13,9 +13,9 @@ from django.utils.translation import ngettext
 
 from rules import texts
 
-from .cards import lang
-from .models import StateEvent
-from .reference import rule_url
+from ..cards import lang
+from ..models import StateEvent
+from ..reference import rule_url
 
 _RULE = re.compile(r"(?<![\w])(R[1-9]\d?)(?![\w])")
 
@@ -153,7 +153,7 @@ def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) ->
     if record.character_id:
         names[str(record.character_id)] = record.character.name
     else:
-        from .models import Character
+        from ..models import Character
 
         names = {
             str(pk): name

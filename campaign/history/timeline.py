@@ -36,9 +36,9 @@ import rules
 from rules import texts
 from rules.vocab import GRADES, TYPES
 
-from .cards import clock_parts, lang
-from .models import Character, EventSnapshot, GameSession
-from .trail import event_label
+from ..cards import clock_parts, lang
+from ..models import Character, EventSnapshot, GameSession
+from .words import event_label
 
 # Geometry, in viewBox units. 520 wide: a font of 18 is 10 px in a picture 290 px wide.
 WIDTH = 520

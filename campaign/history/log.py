@@ -18,9 +18,9 @@ import rules
 from rules import texts
 from rules.vocab import GRADES, TYPES
 
-from . import cards
-from .models import Campaign, Character, EventSnapshot, GameSession, StateEvent
-from .trail import event_label, linked, trail_text
+from .. import cards
+from ..models import Campaign, Character, EventSnapshot, GameSession, StateEvent
+from .words import event_label, linked, trail_text
 
 PAGE = 100
 
