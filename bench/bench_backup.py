@@ -280,7 +280,7 @@ def main() -> int:
     copy = result.campaign
     # The part before the write transaction (parse, check, the first fold), alone.
     t0 = time.perf_counter()
-    backup._fold_check(backup.backup_check(backup.backup_parse(data)))
+    backup.check.fold_check(backup.backup_check(backup.backup_parse(data)))
     check_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()

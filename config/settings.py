@@ -190,8 +190,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
-# The login page itself, with the message and HTTP 429 (config/views.py).
-AXES_LOCKOUT_CALLABLE = "config.views.lockout"
+# The login page itself, with the message and HTTP 429 (campaign/views/accounts.py).
+AXES_LOCKOUT_CALLABLE = "campaign.views.accounts.lockout"
 # Failures only: no table of every successful login's address and browser.
 AXES_DISABLE_ACCESS_LOG = True
 # No start-up banner on every manage.py command; failures and lockouts are still logged.

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from config import views
+from campaign.views import accounts
 
 urlpatterns = [
     path("", include("campaign.urls")),
@@ -13,7 +13,7 @@ urlpatterns = [
         auth_views.LoginView.as_view(redirect_authenticated_user=True),
         name="login",
     ),
-    path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", accounts.LogoutView.as_view(), name="logout"),
     path(
         "accounts/contrasena/",
         auth_views.PasswordChangeView.as_view(),

@@ -980,14 +980,14 @@ def test_an_end_of_session_sheet_the_page_cannot_read_is_refused(small, client):
 
 def test_an_event_the_engine_chokes_on_is_named_not_a_crash(small, monkeypatch):
     document, dj = small
-    apply = backup.rules.apply
+    apply = backup.check.rules.apply
 
     def choking(state, event, options=None):
         if event.get("seed") == "boom":
             raise TypeError("unexpected field")
         return apply(state, event, options)
 
-    monkeypatch.setattr(backup.rules, "apply", choking)
+    monkeypatch.setattr(backup.check.rules, "apply", choking)
     document["events"][-1]["event"]["seed"] = "boom"
     last = len(document["events"]) - 1
 

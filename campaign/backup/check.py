@@ -1,17 +1,5 @@
-"""Campaign backups: a campaign as one versioned JSON file, and that file as a new campaign.
-
-The format ("zodiac-campaign", version 1) is described in README.md, "Backup and restore".
-It holds what cannot be derived: the campaign and its options, catalogue, memberships, PJ,
-game sessions and the whole log (voided and secret events included, each event as stored,
-with its dice seed). The projections (snapshots, per-event states, effects trails), the
-change cursor, invitations and idempotency keys are left out: the import rebuilds the first
-from the log and the others are transient.
-
-The export streams: events are read in chunks and written one line each, so memory does not
-grow with the log. The import checks the whole file first (nothing is written for a bad
-one), folds the log with the rules in memory (the stored states are never trusted: an event
-the rules refuse stops the import), then writes everything in bulk, in one transaction.
-"""
+"""Backup, step 2: a file checked whole, and its log folded in memory, before anything
+is written. What a valid file holds (its format and limits) is defined here."""
 
 from __future__ import annotations
 
@@ -20,32 +8,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError, transaction
-from django.db.models import Min
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import rules
 from rules.vocab import TIME_UNITS
 
-from . import cards
-from .forms import TIME_MAX
-from .models import (
+from .. import cards
+from ..forms import TIME_MAX
+from ..models import (
     Campaign,
     CatalogueEntry,
     Character,
-    CharacterSnapshot,
-    EventSnapshot,
     GameSession,
     Membership,
-    StateEvent,
 )
-from .services.campaigns import ROUND_SECONDS_MAX, campaign_create
-from .services.characters import powers_validate, scores_validate
+from ..services.campaigns import ROUND_SECONDS_MAX
+from ..services.characters import powers_validate, scores_validate
 
 FORMAT = "zodiac-campaign"
 VERSION = 1
@@ -57,177 +38,14 @@ IMPORT_BATCH = 1000
 
 # The largest whole number a seq, joined_seq or session number may be (an integer column).
 _INT_MAX = 2**31 - 1
-_NAME_MAX = Campaign._meta.get_field("name").max_length
+NAME_MAX = Campaign._meta.get_field("name").max_length
 _PJ_NAME_MAX = Character._meta.get_field("name").max_length
 _TITLE_MAX = GameSession._meta.get_field("title").max_length
 _ENTRY_NAME_MAX = CatalogueEntry._meta.get_field("name").max_length
-_ENTRY_TEXTS = ("effect", "effect_leve", "effect_grave", "effect_persistente")
+ENTRY_TEXTS = ("effect", "effect_leve", "effect_grave", "effect_persistente")
 
 
 # -- export ---------------------------------------------------------------------------------
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
-
-
-def _when(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _username(user: AbstractBaseUser | None) -> str | None:
-    return user.get_username() if user is not None else None
-
-
-def export_filename(campaign: Campaign) -> str:
-    """zodiac-<slug>-<local date>.json"""
-    return f"zodiac-{campaign.slug}-{timezone.localdate().isoformat()}.json"
-
-
-def export_chunks(campaign: Campaign) -> Iterator[str]:
-    """The campaign's backup as JSON text, in pieces: one line per item, one per event.
-
-    Events are read `EXPORT_CHUNK` at a time and written as they come, so the memory used
-    does not depend on the length of the log. The log is cut at the campaign's last seq as
-    the export starts: what is recorded meanwhile (the table may be playing) is left for the
-    next backup, and so is a PJ created meanwhile (its first event is after the cut).
-    """
-    cut = Campaign.objects.filter(pk=campaign.pk).values_list("last_seq", flat=True).get()
-    first_seq = dict(
-        StateEvent.objects.filter(campaign=campaign, character__isnull=False)
-        .values("character")
-        .annotate(first=Min("seq"))
-        .values_list("character", "first")
-    )
-    characters = [
-        c
-        for c in campaign.characters.select_related("player").order_by("pk")
-        if first_seq.get(c.pk, 0) <= cut
-    ]
-    refs = {c.pk: n for n, c in enumerate(characters, start=1)}
-    yield f'{{\n"format": {_dumps(FORMAT)},\n"version": {VERSION},\n'
-    yield f'"exported_at": {_dumps(_when(timezone.now()))},\n'
-    head = {
-        "name": campaign.name,
-        "slug": campaign.slug,
-        "options": campaign.rule_options(),
-        "players_see_party": campaign.players_see_party,
-        "created_at": _when(campaign.created_at),
-    }
-    yield f'"campaign": {_dumps(head)},\n'
-    catalogue = [
-        {"name": e.name, "kind": e.kind, **{t: getattr(e, t) for t in _ENTRY_TEXTS}}
-        for e in campaign.catalogue.order_by("kind", "name")
-    ]
-    yield _list("catalogue", catalogue)
-    memberships = [
-        {"username": _username(m.user), "role": m.role}
-        for m in campaign.memberships.select_related("user").order_by("role", "user__pk")
-    ]
-    yield _list("memberships", memberships)
-    yield _list(
-        "characters",
-        [
-            {
-                "ref": refs[c.pk],
-                "name": c.name,
-                "player": _username(c.player),
-                "attributes": c.attributes,
-                "powers": c.powers,
-                "notes": c.notes,
-                "joined_seq": c.joined_seq,
-                "archived_at": _when(c.archived_at),
-                "secret_names": c.secret_names,
-            }
-            for c in characters
-        ],
-    )
-    yield _list(
-        "sessions",
-        [
-            {
-                "number": s.number,
-                "title": s.title,
-                "started_at": _when(s.started_at),
-                "ended_at": _when(s.ended_at),
-                "recap": s.recap,
-                "sheet_summary": {
-                    str(refs[int(pk)]): sheet
-                    for pk, sheet in (s.sheet_summary or {}).items()
-                    if pk.isdigit() and int(pk) in refs
-                },
-            }
-            for s in campaign.sessions.order_by("number")
-        ],
-    )
-    username = get_user_model().USERNAME_FIELD
-    rows = (
-        StateEvent.objects.filter(campaign=campaign, seq__lte=cut)
-        .order_by("seq")
-        .values_list(
-            "seq",
-            "character_id",
-            "session__number",
-            "created_at",
-            f"actor__{username}",
-            "event",
-            "void_at",
-            f"void_by__{username}",
-            "void_reason",
-            "secret",
-        )
-    )
-    yield '"events": ['
-    separator = "\n"
-    for (
-        seq,
-        pk,
-        session,
-        created_at,
-        actor,
-        event,
-        void_at,
-        void_by,
-        reason,
-        secret,
-    ) in rows.iterator(chunk_size=EXPORT_CHUNK):
-        item = {
-            "seq": seq,
-            "character": refs[pk] if pk is not None else None,
-            "session": session,
-            "created_at": _when(created_at),
-            "actor": actor,
-            "event": event,
-            "void_at": _when(void_at),
-            "void_by": void_by,
-            "void_reason": reason,
-            "secret": secret,
-        }
-        yield separator + _dumps(item)
-        separator = ",\n"
-    yield "\n]\n}\n"
-
-
-def _list(key: str, items: list) -> str:
-    body = ",\n".join(_dumps(item) for item in items)
-    return f'"{key}": [\n{body}\n],\n' if items else f'"{key}": [],\n'
-
-
-def export_batched(campaign: Campaign, size: int = 64 * 1024) -> Iterator[bytes]:
-    """export_chunks as UTF-8 bytes, gathered into pieces of about `size` bytes."""
-    pending: list[str] = []
-    length = 0
-    for chunk in export_chunks(campaign):
-        pending.append(chunk)
-        length += len(chunk)
-        if length >= size:
-            yield "".join(pending).encode()
-            pending, length = [], 0
-    if pending:
-        yield "".join(pending).encode()
-
-
-# -- import: reading and checking the file -------------------------------------------------
 
 
 class BackupError(ValueError):
@@ -341,7 +159,7 @@ def _object(value: object, place: str) -> dict:
     return _check(value, "object", place)  # type: ignore[return-value]
 
 
-def _name(obj: dict, key: str, place: str, max_length: int) -> str:
+def checked_name(obj: dict, key: str, place: str, max_length: int) -> str:
     name = _get(obj, key, place, "text").strip()
     if not name or len(name) > max_length:
         raise BackupError(
@@ -390,7 +208,7 @@ class _Event:
 
 
 @dataclass
-class _Backup:
+class Backup:
     name: str
     options: dict
     players_see_party: bool
@@ -432,7 +250,7 @@ def backup_parse(data: bytes | str) -> dict:
     return document
 
 
-def backup_check(document: object) -> _Backup:
+def backup_check(document: object) -> Backup:
     """The file's content, checked field by field; BackupError naming the first bad place."""
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupError(
@@ -447,8 +265,8 @@ def backup_check(document: object) -> _Backup:
         )
     head = _object(_get(document, "campaign", "", "object"), "campaign")
     options = _get(head, "options", "campaign", "object")
-    backup = _Backup(
-        name=_name(head, "name", "campaign", _NAME_MAX),
+    backup = Backup(
+        name=checked_name(head, "name", "campaign", NAME_MAX),
         options={
             "especificos": _get(options, "especificos", "campaign.options", "bool"),
             "esfuerzo_prolongado": _get(options, "esfuerzo_prolongado", "campaign.options", "bool"),
@@ -491,7 +309,7 @@ def _catalogue(items: list) -> list[dict]:
     for i, item in enumerate(items):
         place = f"catalogue[{i}]"
         item = _object(item, place)
-        name = _name(item, "name", place, _ENTRY_NAME_MAX)
+        name = checked_name(item, "name", place, _ENTRY_NAME_MAX)
         if name in seen:
             raise BackupError(
                 _("%(place)s: “%(name)s” is in the catalogue twice.")
@@ -499,7 +317,7 @@ def _catalogue(items: list) -> list[dict]:
             )
         seen.add(name)
         kind = _one_of(item, "kind", place, kinds)
-        texts = {t: _get(item, t, place, "text", default="") for t in _ENTRY_TEXTS}
+        texts = {t: _get(item, t, place, "text", default="") for t in ENTRY_TEXTS}
         entries.append({"name": name, "kind": kind, **texts})
     return entries
 
@@ -536,7 +354,7 @@ def _characters(items: list) -> list[_Character]:
                 % {"place": f"{place}.ref", "ref": ref}
             )
         refs.add(ref)
-        name = _name(item, "name", place, _PJ_NAME_MAX)
+        name = checked_name(item, "name", place, _PJ_NAME_MAX)
         if name in names:
             raise BackupError(
                 _("%(place)s: the name “%(name)s” is used by another PJ of the file (%(other)s).")
@@ -704,10 +522,10 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
 
 
 @dataclass
-class _Fold:
+class Fold:
     """Each PJ's log folded as event_record and event_void would have left it."""
 
-    backup: _Backup
+    backup: Backup
     options: dict
     # by ref: the state after the PJ's non-void log so far, and that log's last seq
     state: dict[int, dict] = field(default_factory=dict)
@@ -719,7 +537,7 @@ class _Fold:
     latest_void: dict[int, datetime] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, backup: _Backup) -> _Fold:
+    def start(cls, backup: Backup) -> Fold:
         fold = cls(backup=backup, options=rules.normalize_options(backup.options))
         for c in backup.characters:
             fold.state[c.ref] = rules.initial_state()
@@ -789,7 +607,7 @@ def _unreadable(event: _Event, name: str, err: Exception) -> BackupError:
     )
 
 
-def _void_state(fold: _Fold, ref: int, event: _Event) -> tuple[dict, list]:
+def _void_state(fold: Fold, ref: int, event: _Event) -> tuple[dict, list]:
     """The state and effects a void event kept: those of its last fold while it counted.
 
     event_record folded it on the log of its time, and each earlier void made while it
@@ -824,247 +642,10 @@ def _void_state(fold: _Fold, ref: int, event: _Event) -> tuple[dict, list]:
         return base, []
 
 
-def _fold_check(backup: _Backup) -> None:
+def fold_check(backup: Backup) -> None:
     """Fold the whole log without writing: a refused event stops the import before any write."""
-    for _item in _Fold.start(backup).events():
+    for _item in Fold.start(backup).events():
         pass
 
 
 # -- import: writing ------------------------------------------------------------------------
-
-
-@dataclass
-class ImportResult:
-    campaign: Campaign
-    characters: int
-    sessions: int
-    events: int
-    # What the file had that this server could not take (unknown accounts), in words.
-    notes: list[str] = field(default_factory=list)
-
-
-def campaign_import(
-    data: bytes | str,
-    *,
-    dj: AbstractBaseUser | None = None,
-    name: str = "",
-    link_accounts: bool = True,
-) -> ImportResult:
-    """A backup file as a new campaign; BackupError (nothing written) for a bad file.
-
-    `dj` becomes the campaign's DJ, the file's DJs then become nothing (said in the notes);
-    without `dj`, the file's DJs whose accounts exist here are its DJs. Accounts are never
-    made: memberships and players whose username is unknown here are left out (said in the
-    notes), and events' actor and void_by become empty. `name` replaces the file's name;
-    the address (slug) is made from the name, as for any new campaign.
-
-    `link_accounts=False` (an import from the app, by any logged-in user) makes nobody but
-    the DJ a member and links no PJ to a player: a file must not put a campaign on other
-    people's home pages. The DJ invites the players again.
-    """
-    document = backup_parse(data)
-    backup = backup_check(document)
-    if name.strip():
-        backup.name = _name({"name": name}, "name", "", _NAME_MAX)
-    notes: list[str] = []
-    try:
-        # Half a surrogate pair is no text: PostgreSQL refuses it, SQLite keeps it escaped in
-        # a JSON column and then no page that shows it can be sent (UnicodeEncodeError).
-        json.dumps(document, ensure_ascii=False).encode("utf-8")
-        users = _users(backup)
-        djs, members, players = _people(backup, users, dj, notes)
-        if not link_accounts and (members or players):
-            members, players = [], {}
-            notes.append(
-                _(
-                    "Players are not linked by an import in the app: invite them again "
-                    "from Jugadores."
-                )
-            )
-        _fold_check(backup)
-        with transaction.atomic():
-            campaign = campaign_create(name=backup.name, dj=djs[0], **backup.options)
-            Campaign.objects.filter(pk=campaign.pk).update(
-                players_see_party=backup.players_see_party,
-                created_at=backup.created_at,
-                last_seq=max(
-                    [e.seq for e in backup.events[-1:]] + [c.joined_seq for c in backup.characters],
-                    default=0,
-                ),
-            )
-            campaign.catalogue.all().delete()
-            CatalogueEntry.objects.bulk_create(
-                CatalogueEntry(campaign=campaign, **entry) for entry in backup.catalogue
-            )
-            Membership.objects.bulk_create(
-                Membership(campaign=campaign, user=user, role=role)
-                for user, role in [(d, Membership.Role.DJ) for d in djs[1:]] + members
-            )
-            pks = {}
-            for c in backup.characters:
-                character = Character.objects.create(
-                    campaign=campaign,
-                    name=c.name,
-                    player=players.get(c.ref),
-                    attributes=c.attributes,
-                    powers=c.powers,
-                    notes=c.notes,
-                    joined_seq=c.joined_seq,
-                    archived_at=c.archived_at,
-                    secret_names=c.secret_names,
-                )
-                pks[c.ref] = character.pk
-            sessions = {}
-            for s in backup.sessions:
-                session = GameSession.objects.create(
-                    campaign=campaign,
-                    number=s.number,
-                    title=s.title,
-                    started_at=s.started_at,
-                    ended_at=s.ended_at,
-                    recap=s.recap,
-                    sheet_summary={str(pks[int(k)]): v for k, v in s.sheet_summary.items()},
-                )
-                sessions[s.number] = session.pk
-            _write_log(backup, campaign, pks, sessions, users)
-            campaign.refresh_from_db()
-    except (DatabaseError, UnicodeError, ValidationError) as err:
-        # What the checks above let through and this database still refuses (PostgreSQL
-        # takes no NUL character in a text, no text takes half a surrogate pair).
-        reason = " ".join(err.messages) if isinstance(err, ValidationError) else str(err)
-        raise BackupError(
-            _("The database refused the file's content, so nothing was written: %(reason)s")
-            % {"reason": reason},
-            code="database",
-        ) from err
-    return ImportResult(
-        campaign=campaign,
-        characters=len(backup.characters),
-        sessions=len(backup.sessions),
-        events=len(backup.events),
-        notes=notes,
-    )
-
-
-def _users(backup: _Backup) -> dict[str, AbstractBaseUser]:
-    """The accounts of this server that the file names, by username."""
-    names = {username for username, _role in backup.memberships}
-    names |= {c.player for c in backup.characters if c.player}
-    names |= {e.actor for e in backup.events if e.actor}
-    names |= {e.void_by for e in backup.events if e.void_by}
-    User = get_user_model()
-    found = User._default_manager.filter(**{f"{User.USERNAME_FIELD}__in": names})
-    return {user.get_username(): user for user in found}
-
-
-def _people(
-    backup: _Backup,
-    users: dict[str, AbstractBaseUser],
-    dj: AbstractBaseUser | None,
-    notes: list[str],
-) -> tuple[list, list, dict]:
-    """The DJs, the other members (user, role) and each PJ's player (by ref) to write."""
-    role_label = dict(Membership.Role.choices)
-    if dj is not None:
-        djs = [dj]
-    else:
-        djs = [users[u] for u, role in backup.memberships if role == "dj" and u in users]
-        if not djs:
-            raise BackupError(
-                _("None of the file's DJs has an account on this server: name the DJ."),
-                code="no_dj",
-            )
-    dj_pks = {d.pk for d in djs}
-    members: list[tuple[AbstractBaseUser, str]] = []
-    member_pks = set(dj_pks)
-    for username, role in backup.memberships:
-        user = users.get(username)
-        if user is None:
-            notes.append(
-                _("No account “%(username)s” on this server: left out (%(role)s).")
-                % {"username": username, "role": role_label[role]}
-            )
-        elif user.pk in member_pks:
-            continue
-        elif role == Membership.Role.DJ:
-            notes.append(
-                _("“%(username)s” was a DJ in the file and is not one here: the DJ is %(dj)s.")
-                % {"username": username, "dj": djs[0].get_username()}
-            )
-        else:
-            members.append((user, role))
-            member_pks.add(user.pk)
-    players = {}
-    for c in backup.characters:
-        if c.player is None:
-            continue
-        user = users.get(c.player)
-        if user is None:
-            notes.append(
-                _("No account “%(username)s” on this server: %(name)s has no player.")
-                % {"username": c.player, "name": c.name}
-            )
-        elif user.pk in dj_pks:
-            notes.append(
-                _("%(name)s was played by %(username)s, a DJ here: it has no player.")
-                % {"username": c.player, "name": c.name}
-            )
-        else:
-            players[c.ref] = user
-            if user.pk not in member_pks:
-                members.append((user, Membership.Role.PLAYER))
-                member_pks.add(user.pk)
-    return djs, members, players
-
-
-def _write_log(
-    backup: _Backup,
-    campaign: Campaign,
-    pks: dict[int, int],
-    sessions: dict[int, int],
-    users: dict[str, AbstractBaseUser],
-) -> None:
-    """The events, each PJ's state after each, and each PJ's current state, in bulk."""
-    user_pks = {username: user.pk for username, user in users.items()}
-    events: list[StateEvent] = []
-    states: list[list[tuple[int, dict]]] = []
-
-    def flush() -> None:
-        StateEvent.objects.bulk_create(events)
-        EventSnapshot.objects.bulk_create(
-            (
-                EventSnapshot(event=record, character_id=pks[ref], state=state)
-                for record, touched in zip(events, states, strict=True)
-                for ref, state in touched
-            ),
-            batch_size=IMPORT_BATCH,
-        )
-        events.clear()
-        states.clear()
-
-    fold = _Fold.start(backup)
-    for event, effects, touched in fold.events():
-        events.append(
-            StateEvent(
-                campaign=campaign,
-                character_id=pks[event.ref] if event.ref is not None else None,
-                session_id=sessions[event.session] if event.session is not None else None,
-                seq=event.seq,
-                created_at=event.created_at,
-                actor_id=user_pks.get(event.actor),
-                event=event.event,
-                effects={str(pks[ref]): fx for ref, fx in effects.items()},
-                void_at=event.void_at,
-                void_by_id=user_pks.get(event.void_by) if event.void_at else None,
-                void_reason=event.void_reason,
-                secret=event.secret,
-            )
-        )
-        states.append(touched)
-        if len(events) >= IMPORT_BATCH:
-            flush()
-    flush()
-    CharacterSnapshot.objects.bulk_create(
-        CharacterSnapshot(character_id=pks[ref], state=state, seq=fold.last_seq[ref])
-        for ref, state in fold.state.items()
-    )

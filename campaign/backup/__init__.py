@@ -1,0 +1,34 @@
+"""Campaign backups: a campaign as one versioned JSON file, and that file as a new campaign.
+
+A module per step: `export`, `check` (the whole file, and its log folded in memory) and
+`restore` (written in bulk).
+
+The format ("zodiac-campaign", version 1) is described in README.md, "Backup and restore".
+It holds what cannot be derived: the campaign and its options, catalogue, memberships, PJ,
+game sessions and the whole log (voided and secret events included, each event as stored,
+with its dice seed). The projections (snapshots, per-event states, effects trails), the
+change cursor, invitations and idempotency keys are left out: the import rebuilds the first
+from the log and the others are transient.
+
+The export streams: events are read in chunks and written one line each, so memory does not
+grow with the log. The import checks the whole file first (nothing is written for a bad
+one), folds the log with the rules in memory (the stored states are never trusted: an event
+the rules refuse stops the import), then writes everything in bulk, in one transaction.
+"""
+
+from .check import EXPORT_CHUNK, MAX_BYTES, BackupError, backup_check, backup_parse
+from .export import export_batched, export_chunks, export_filename
+from .restore import ImportResult, campaign_import
+
+__all__ = [
+    "EXPORT_CHUNK",
+    "MAX_BYTES",
+    "BackupError",
+    "ImportResult",
+    "backup_check",
+    "backup_parse",
+    "campaign_import",
+    "export_batched",
+    "export_chunks",
+    "export_filename",
+]

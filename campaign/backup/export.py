@@ -1,0 +1,181 @@
+"""Backup, step 1: a campaign as one versioned JSON file, streamed in chunks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import Min
+from django.utils import timezone
+
+from ..models import (
+    Campaign,
+    StateEvent,
+)
+from .check import ENTRY_TEXTS, EXPORT_CHUNK, FORMAT, VERSION
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _when(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _username(user: AbstractBaseUser | None) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def export_filename(campaign: Campaign) -> str:
+    """zodiac-<slug>-<local date>.json"""
+    return f"zodiac-{campaign.slug}-{timezone.localdate().isoformat()}.json"
+
+
+def export_chunks(campaign: Campaign) -> Iterator[str]:
+    """The campaign's backup as JSON text, in pieces: one line per item, one per event.
+
+    Events are read `EXPORT_CHUNK` at a time and written as they come, so the memory used
+    does not depend on the length of the log. The log is cut at the campaign's last seq as
+    the export starts: what is recorded meanwhile (the table may be playing) is left for the
+    next backup, and so is a PJ created meanwhile (its first event is after the cut).
+    """
+    cut = Campaign.objects.filter(pk=campaign.pk).values_list("last_seq", flat=True).get()
+    first_seq = dict(
+        StateEvent.objects.filter(campaign=campaign, character__isnull=False)
+        .values("character")
+        .annotate(first=Min("seq"))
+        .values_list("character", "first")
+    )
+    characters = [
+        c
+        for c in campaign.characters.select_related("player").order_by("pk")
+        if first_seq.get(c.pk, 0) <= cut
+    ]
+    refs = {c.pk: n for n, c in enumerate(characters, start=1)}
+    yield f'{{\n"format": {_dumps(FORMAT)},\n"version": {VERSION},\n'
+    yield f'"exported_at": {_dumps(_when(timezone.now()))},\n'
+    head = {
+        "name": campaign.name,
+        "slug": campaign.slug,
+        "options": campaign.rule_options(),
+        "players_see_party": campaign.players_see_party,
+        "created_at": _when(campaign.created_at),
+    }
+    yield f'"campaign": {_dumps(head)},\n'
+    catalogue = [
+        {"name": e.name, "kind": e.kind, **{t: getattr(e, t) for t in ENTRY_TEXTS}}
+        for e in campaign.catalogue.order_by("kind", "name")
+    ]
+    yield _list("catalogue", catalogue)
+    memberships = [
+        {"username": _username(m.user), "role": m.role}
+        for m in campaign.memberships.select_related("user").order_by("role", "user__pk")
+    ]
+    yield _list("memberships", memberships)
+    yield _list(
+        "characters",
+        [
+            {
+                "ref": refs[c.pk],
+                "name": c.name,
+                "player": _username(c.player),
+                "attributes": c.attributes,
+                "powers": c.powers,
+                "notes": c.notes,
+                "joined_seq": c.joined_seq,
+                "archived_at": _when(c.archived_at),
+                "secret_names": c.secret_names,
+            }
+            for c in characters
+        ],
+    )
+    yield _list(
+        "sessions",
+        [
+            {
+                "number": s.number,
+                "title": s.title,
+                "started_at": _when(s.started_at),
+                "ended_at": _when(s.ended_at),
+                "recap": s.recap,
+                "sheet_summary": {
+                    str(refs[int(pk)]): sheet
+                    for pk, sheet in (s.sheet_summary or {}).items()
+                    if pk.isdigit() and int(pk) in refs
+                },
+            }
+            for s in campaign.sessions.order_by("number")
+        ],
+    )
+    username = get_user_model().USERNAME_FIELD
+    rows = (
+        StateEvent.objects.filter(campaign=campaign, seq__lte=cut)
+        .order_by("seq")
+        .values_list(
+            "seq",
+            "character_id",
+            "session__number",
+            "created_at",
+            f"actor__{username}",
+            "event",
+            "void_at",
+            f"void_by__{username}",
+            "void_reason",
+            "secret",
+        )
+    )
+    yield '"events": ['
+    separator = "\n"
+    for (
+        seq,
+        pk,
+        session,
+        created_at,
+        actor,
+        event,
+        void_at,
+        void_by,
+        reason,
+        secret,
+    ) in rows.iterator(chunk_size=EXPORT_CHUNK):
+        item = {
+            "seq": seq,
+            "character": refs[pk] if pk is not None else None,
+            "session": session,
+            "created_at": _when(created_at),
+            "actor": actor,
+            "event": event,
+            "void_at": _when(void_at),
+            "void_by": void_by,
+            "void_reason": reason,
+            "secret": secret,
+        }
+        yield separator + _dumps(item)
+        separator = ",\n"
+    yield "\n]\n}\n"
+
+
+def _list(key: str, items: list) -> str:
+    body = ",\n".join(_dumps(item) for item in items)
+    return f'"{key}": [\n{body}\n],\n' if items else f'"{key}": [],\n'
+
+
+def export_batched(campaign: Campaign, size: int = 64 * 1024) -> Iterator[bytes]:
+    """export_chunks as UTF-8 bytes, gathered into pieces of about `size` bytes."""
+    pending: list[str] = []
+    length = 0
+    for chunk in export_chunks(campaign):
+        pending.append(chunk)
+        length += len(chunk)
+        if length >= size:
+            yield "".join(pending).encode()
+            pending, length = [], 0
+    if pending:
+        yield "".join(pending).encode()
+
+
+# -- import: reading and checking the file -------------------------------------------------

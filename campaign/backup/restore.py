@@ -1,0 +1,272 @@
+"""Backup, step 3: a checked file written as a new campaign, in bulk, in one transaction."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, transaction
+from django.utils.translation import gettext as _
+
+from ..models import (
+    Campaign,
+    CatalogueEntry,
+    Character,
+    CharacterSnapshot,
+    EventSnapshot,
+    GameSession,
+    Membership,
+    StateEvent,
+)
+from ..services.campaigns import campaign_create
+from .check import (
+    IMPORT_BATCH,
+    NAME_MAX,
+    Backup,
+    BackupError,
+    Fold,
+    backup_check,
+    backup_parse,
+    checked_name,
+    fold_check,
+)
+
+
+@dataclass
+class ImportResult:
+    campaign: Campaign
+    characters: int
+    sessions: int
+    events: int
+    # What the file had that this server could not take (unknown accounts), in words.
+    notes: list[str] = field(default_factory=list)
+
+
+def campaign_import(
+    data: bytes | str,
+    *,
+    dj: AbstractBaseUser | None = None,
+    name: str = "",
+    link_accounts: bool = True,
+) -> ImportResult:
+    """A backup file as a new campaign; BackupError (nothing written) for a bad file.
+
+    `dj` becomes the campaign's DJ, the file's DJs then become nothing (said in the notes);
+    without `dj`, the file's DJs whose accounts exist here are its DJs. Accounts are never
+    made: memberships and players whose username is unknown here are left out (said in the
+    notes), and events' actor and void_by become empty. `name` replaces the file's name;
+    the address (slug) is made from the name, as for any new campaign.
+
+    `link_accounts=False` (an import from the app, by any logged-in user) makes nobody but
+    the DJ a member and links no PJ to a player: a file must not put a campaign on other
+    people's home pages. The DJ invites the players again.
+    """
+    document = backup_parse(data)
+    backup = backup_check(document)
+    if name.strip():
+        backup.name = checked_name({"name": name}, "name", "", NAME_MAX)
+    notes: list[str] = []
+    try:
+        # Half a surrogate pair is no text: PostgreSQL refuses it, SQLite keeps it escaped in
+        # a JSON column and then no page that shows it can be sent (UnicodeEncodeError).
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+        users = _users(backup)
+        djs, members, players = _people(backup, users, dj, notes)
+        if not link_accounts and (members or players):
+            members, players = [], {}
+            notes.append(
+                _(
+                    "Players are not linked by an import in the app: invite them again "
+                    "from Jugadores."
+                )
+            )
+        fold_check(backup)
+        with transaction.atomic():
+            campaign = campaign_create(name=backup.name, dj=djs[0], **backup.options)
+            Campaign.objects.filter(pk=campaign.pk).update(
+                players_see_party=backup.players_see_party,
+                created_at=backup.created_at,
+                last_seq=max(
+                    [e.seq for e in backup.events[-1:]] + [c.joined_seq for c in backup.characters],
+                    default=0,
+                ),
+            )
+            campaign.catalogue.all().delete()
+            CatalogueEntry.objects.bulk_create(
+                CatalogueEntry(campaign=campaign, **entry) for entry in backup.catalogue
+            )
+            Membership.objects.bulk_create(
+                Membership(campaign=campaign, user=user, role=role)
+                for user, role in [(d, Membership.Role.DJ) for d in djs[1:]] + members
+            )
+            pks = {}
+            for c in backup.characters:
+                character = Character.objects.create(
+                    campaign=campaign,
+                    name=c.name,
+                    player=players.get(c.ref),
+                    attributes=c.attributes,
+                    powers=c.powers,
+                    notes=c.notes,
+                    joined_seq=c.joined_seq,
+                    archived_at=c.archived_at,
+                    secret_names=c.secret_names,
+                )
+                pks[c.ref] = character.pk
+            sessions = {}
+            for s in backup.sessions:
+                session = GameSession.objects.create(
+                    campaign=campaign,
+                    number=s.number,
+                    title=s.title,
+                    started_at=s.started_at,
+                    ended_at=s.ended_at,
+                    recap=s.recap,
+                    sheet_summary={str(pks[int(k)]): v for k, v in s.sheet_summary.items()},
+                )
+                sessions[s.number] = session.pk
+            _write_log(backup, campaign, pks, sessions, users)
+            campaign.refresh_from_db()
+    except (DatabaseError, UnicodeError, ValidationError) as err:
+        # What the checks above let through and this database still refuses (PostgreSQL
+        # takes no NUL character in a text, no text takes half a surrogate pair).
+        reason = " ".join(err.messages) if isinstance(err, ValidationError) else str(err)
+        raise BackupError(
+            _("The database refused the file's content, so nothing was written: %(reason)s")
+            % {"reason": reason},
+            code="database",
+        ) from err
+    return ImportResult(
+        campaign=campaign,
+        characters=len(backup.characters),
+        sessions=len(backup.sessions),
+        events=len(backup.events),
+        notes=notes,
+    )
+
+
+def _users(backup: Backup) -> dict[str, AbstractBaseUser]:
+    """The accounts of this server that the file names, by username."""
+    names = {username for username, _role in backup.memberships}
+    names |= {c.player for c in backup.characters if c.player}
+    names |= {e.actor for e in backup.events if e.actor}
+    names |= {e.void_by for e in backup.events if e.void_by}
+    User = get_user_model()
+    found = User._default_manager.filter(**{f"{User.USERNAME_FIELD}__in": names})
+    return {user.get_username(): user for user in found}
+
+
+def _people(
+    backup: Backup,
+    users: dict[str, AbstractBaseUser],
+    dj: AbstractBaseUser | None,
+    notes: list[str],
+) -> tuple[list, list, dict]:
+    """The DJs, the other members (user, role) and each PJ's player (by ref) to write."""
+    role_label = dict(Membership.Role.choices)
+    if dj is not None:
+        djs = [dj]
+    else:
+        djs = [users[u] for u, role in backup.memberships if role == "dj" and u in users]
+        if not djs:
+            raise BackupError(
+                _("None of the file's DJs has an account on this server: name the DJ."),
+                code="no_dj",
+            )
+    dj_pks = {d.pk for d in djs}
+    members: list[tuple[AbstractBaseUser, str]] = []
+    member_pks = set(dj_pks)
+    for username, role in backup.memberships:
+        user = users.get(username)
+        if user is None:
+            notes.append(
+                _("No account “%(username)s” on this server: left out (%(role)s).")
+                % {"username": username, "role": role_label[role]}
+            )
+        elif user.pk in member_pks:
+            continue
+        elif role == Membership.Role.DJ:
+            notes.append(
+                _("“%(username)s” was a DJ in the file and is not one here: the DJ is %(dj)s.")
+                % {"username": username, "dj": djs[0].get_username()}
+            )
+        else:
+            members.append((user, role))
+            member_pks.add(user.pk)
+    players = {}
+    for c in backup.characters:
+        if c.player is None:
+            continue
+        user = users.get(c.player)
+        if user is None:
+            notes.append(
+                _("No account “%(username)s” on this server: %(name)s has no player.")
+                % {"username": c.player, "name": c.name}
+            )
+        elif user.pk in dj_pks:
+            notes.append(
+                _("%(name)s was played by %(username)s, a DJ here: it has no player.")
+                % {"username": c.player, "name": c.name}
+            )
+        else:
+            players[c.ref] = user
+            if user.pk not in member_pks:
+                members.append((user, Membership.Role.PLAYER))
+                member_pks.add(user.pk)
+    return djs, members, players
+
+
+def _write_log(
+    backup: Backup,
+    campaign: Campaign,
+    pks: dict[int, int],
+    sessions: dict[int, int],
+    users: dict[str, AbstractBaseUser],
+) -> None:
+    """The events, each PJ's state after each, and each PJ's current state, in bulk."""
+    user_pks = {username: user.pk for username, user in users.items()}
+    events: list[StateEvent] = []
+    states: list[list[tuple[int, dict]]] = []
+
+    def flush() -> None:
+        StateEvent.objects.bulk_create(events)
+        EventSnapshot.objects.bulk_create(
+            (
+                EventSnapshot(event=record, character_id=pks[ref], state=state)
+                for record, touched in zip(events, states, strict=True)
+                for ref, state in touched
+            ),
+            batch_size=IMPORT_BATCH,
+        )
+        events.clear()
+        states.clear()
+
+    fold = Fold.start(backup)
+    for event, effects, touched in fold.events():
+        events.append(
+            StateEvent(
+                campaign=campaign,
+                character_id=pks[event.ref] if event.ref is not None else None,
+                session_id=sessions[event.session] if event.session is not None else None,
+                seq=event.seq,
+                created_at=event.created_at,
+                actor_id=user_pks.get(event.actor),
+                event=event.event,
+                effects={str(pks[ref]): fx for ref, fx in effects.items()},
+                void_at=event.void_at,
+                void_by_id=user_pks.get(event.void_by) if event.void_at else None,
+                void_reason=event.void_reason,
+                secret=event.secret,
+            )
+        )
+        states.append(touched)
+        if len(events) >= IMPORT_BATCH:
+            flush()
+    flush()
+    CharacterSnapshot.objects.bulk_create(
+        CharacterSnapshot(character_id=pks[ref], state=state, seq=fold.last_seq[ref])
+        for ref, state in fold.state.items()
+    )
