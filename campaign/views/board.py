@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -24,33 +23,26 @@ from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown
 from ..history.words import event_summary
-from ..live import hub, parts
+from ..live import parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
+from .answers import (
+    TEMPLATE,
+    after_write,
+    board_context,
+    card_answer,
+    idempotency_key,
+    with_cursor,
+)
 
-TEMPLATE = "campaign/board.html"
 ASK_KINDS = ("emocion-leve", "emocion-grave", "afeccion", "especifico", "heal", "surgery", "more")
 
 
 # -- reading -----------------------------------------------------------------------------
 
 
-def board_context(request: HttpRequest, campaign: Campaign) -> dict:
-    characters = selectors.board_characters(campaign=campaign)
-    catalogue = selectors.catalogue_by_name(campaign=campaign)
-    return {
-        **board_panels(campaign, characters),
-        "cards": [board_card(campaign, c, catalogue) for c in characters],
-        "session": selectors.open_session(campaign=campaign),
-    }
-
-
 def _state(character: Character) -> dict:
     """A PJ's public state from the snapshot already loaded with it."""
     return rules.public_state(character.snapshot.state)
-
-
-def _card(campaign: Campaign, character: Character) -> cards.Card:
-    return board_card(campaign, character, selectors.catalogue_by_name(campaign=campaign))
 
 
 @require_GET
@@ -87,39 +79,7 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
     return HttpResponse("".join(rendered[key] for key in keys))
 
 
-def card_answer(
-    request: HttpRequest,
-    campaign: Campaign,
-    character: Character,
-    *,
-    error: str = "",
-    status: int = 200,
-    toast: dict | None = None,
-) -> HttpResponse:
-    """One card; after an action, also the clock, undo, recent events and the toast (oob)."""
-    characters = selectors.board_characters(campaign=campaign)
-    character = next((c for c in characters if c.pk == character.pk), None) or (
-        Character.objects.select_related("snapshot", "player").get(pk=character.pk)
-    )
-    context = {
-        **board_panels(campaign, characters),
-        "card": _card(campaign, character),
-        "error": error,
-        "toast": toast,
-        "oob": toast is not None,
-    }
-    html = render_to_string(TEMPLATE + "#card", context, request)
-    if toast is not None:
-        html += render_to_string(TEMPLATE + "#oob", context, request)
-    return HttpResponse(html, status=status)
-
-
 # -- acting on one PJ --------------------------------------------------------------------
-
-
-def idempotency_key(request: HttpRequest) -> str:
-    key = (request.POST.get("key") or "").replace("\x00", "").strip()
-    return f"{request.user.pk}:{key}"[:100] if key else ""
 
 
 def _record(
@@ -203,24 +163,6 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return with_cursor(
         card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
     )
-
-
-def after_write(campaign: Campaign) -> None:
-    """After a write, before its answer is rendered: read the cursor the answer will reflect
-    (at least; live.js), and let this process's live streams render the change first."""
-    campaign.refresh_from_db(fields=["change_cursor"])
-    hub.settle(campaign.pk, campaign.change_cursor)
-
-
-def with_cursor(
-    response: HttpResponse, campaign: Campaign, *, covers: list[int] | None = None
-) -> HttpResponse:
-    """Tell the page the change cursor its answer reflects and the cards it holds (`covers`,
-    or None for every card): the page then skips the live news of those cards up to that
-    cursor (live.js), and still refreshes the others."""
-    response["X-Change-Cursor"] = str(campaign.change_cursor)
-    response["X-Change-Pj"] = "all" if covers is None else " ".join(map(str, covers))
-    return response
 
 
 def _refuse(

@@ -21,7 +21,7 @@ from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj
 from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
-from .board import (
+from .answers import (
     TEMPLATE,
     after_write,
     board_context,

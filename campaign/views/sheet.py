@@ -22,7 +22,7 @@ from ..access import character_for_viewer
 from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, Character, Membership
-from .board import after_write, idempotency_key, with_cursor
+from .answers import after_write, idempotency_key, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
 
