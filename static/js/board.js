@@ -111,6 +111,17 @@
     if (card && card.classList.contains("pj-card")) afterCardSwap(card);
   });
 
+  // -- a tap that failed: said on its card (live.js says so for one left unanswered) -----
+  document.body.addEventListener("htmx:sendError", function (event) {
+    if (isPost(event)) zodiacLive.tell(event.detail.elt, board.dataset.sendError);
+  });
+  document.body.addEventListener("htmx:responseError", function (event) {
+    if (isPost(event)) zodiacLive.tell(event.detail.elt, board.dataset.serverError);
+  });
+  function isPost(event) {
+    return ((event.detail.requestConfig || {}).verb || "").toLowerCase() === "post";
+  }
+
   // -- clicks ----------------------------------------------------------------------
   board.addEventListener("click", function (event) {
     var el = event.target.closest("[data-close-ask], [data-dismiss], [data-help]");

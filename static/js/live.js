@@ -34,6 +34,9 @@
   const STREAM_TRIES = 3; // refused streams in a row before polling instead
   const RETRY_STREAM_MS = 60000; // while polling, try the stream again this often
   const TAP_GIVES_UP_MS = 8000; // campaign/deadline.py PAGE_GIVES_UP
+  // News waits this long, at most, for the answer of one of the page's own actions: an
+  // answer that takes longer (a bad network) does not keep the other cards stale.
+  const HOLD_MS = 1500;
 
   let cursor = Number(live.dataset.cursor) || 0;
   let serverOffset = null; // the server's clock minus this page's, in ms
@@ -69,13 +72,16 @@
 
   // -- the page's own answers ---------------------------------------------------------
   let posting = 0;
+  let postingSince = 0;
   let held = [];
+  let holdTimer = null;
   let freshAll = 0; // every card is as new as this cursor
   const freshCards = new Map(); // PJ id -> the cursor its card is as new as
 
   function news(detail) {
-    if (posting) {
+    if (posting && Date.now() - postingSince < HOLD_MS) {
       held.push(detail);
+      if (!holdTimer) holdTimer = window.setTimeout(release, postingSince + HOLD_MS - Date.now());
       return;
     }
     const at = detail.cursor || Infinity; // no cursor: the page asks for everything anew
@@ -105,16 +111,22 @@
   document.body.addEventListener("htmx:beforeSend", (event) => {
     const xhr = event.detail.xhr;
     if ((event.detail.requestConfig || {}).verb !== "post" || !xhr) return;
+    if (!posting) postingSince = Date.now();
     posting += 1;
     xhr.addEventListener("loadend", () => {
       posting = Math.max(0, posting - 1);
-      if (posting) return;
-      const waiting = held;
-      held = [];
-      if (waiting.length === 1) news(waiting[0]);
-      else if (waiting.length) news(merged(waiting));
+      if (!posting) release();
     });
   });
+  // The held news goes out: the page's own answer came, or took too long.
+  function release() {
+    window.clearTimeout(holdTimer);
+    holdTimer = null;
+    const waiting = held;
+    held = [];
+    if (waiting.length === 1) news(waiting[0]);
+    else if (waiting.length) news(merged(waiting));
+  }
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
     if (xhr && xhr.status === 409 && xhr.getResponseHeader("X-Zodiac-Refused") === "late") {
@@ -281,7 +293,7 @@
       cache: "no-store",
     });
     const html = response.ok ? await response.text() : "";
-    if (posting) {
+    if (posting && Date.now() - postingSince < HOLD_MS) {
       news(detail);
       return null;
     }
@@ -298,7 +310,7 @@
       .filter(([old]) => old);
   }
 
-  window.zodiacLive = { fetchParts, given, parts, patch, news };
+  window.zodiacLive = { fetchParts, given, parts, patch, news, tell };
 
   // -- the transport: a stream, or polling, for the campaigns `follow` names ---------
   // follow: Map of campaign id -> the cursor to start after; it follows every message.

@@ -43,6 +43,8 @@
   }
 
   function refresh(detail) {
+    // The campaign's options changed (the party shown on sheets, or not): load anew.
+    if ((detail.kinds || []).indexOf("campaign") !== -1) { window.location.reload(); return Promise.resolve(); }
     var html = zodiacLive.given(detail, names(detail));
     if (html !== null) {
       show(html);
@@ -69,12 +71,11 @@
   }
 
   // -- offline: a banner with the time of the last state shown ------------------------
+  // The time of the state shown, as the server wrote it (its clock and the page's language,
+  // not the phone's).
   function updatedAt() {
     var time = document.getElementById("sheet-updated");
-    var date = time ? new Date(time.getAttribute("datetime")) : null;
-    if (!date || isNaN(date.getTime())) return "";
-    // In the page's language, not the phone's: "15:29" on a Spanish page.
-    return date.toLocaleTimeString(document.documentElement.lang || [], { hour: "2-digit", minute: "2-digit" });
+    return time ? time.textContent.trim() : "";
   }
 
   function isDown() {

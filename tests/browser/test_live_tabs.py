@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import StateEvent
-from tests.browser.conftest import log_in, screenshot, start_server, stop_server
+from tests.browser.conftest import SCREENSHOTS, log_in, screenshot, start_server, stop_server
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 OPEN = "#live[data-state='open']"
@@ -273,3 +273,92 @@ def test_a_session_started_in_one_tab_shows_in_the_others(browser, app_url, tabl
     expect(second.get_by_role("link", name="Sesión 1")).to_be_visible(timeout=3000)
     expect(second.get_by_role("button", name="Terminar sesión")).to_be_visible()
     context.close()
+
+
+def test_a_tap_whose_request_fails_at_once_says_so_on_the_card(browser, app_url, table):
+    context = browser_of(browser, app_url, table["dj"])
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    page.route("**/pj/*/accion/", lambda route: route.abort("connectionrefused"))
+
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+
+    expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("No se ha registrado")
+    page.unroute("**/pj/*/accion/")
+    page.route("**/pj/*/accion/", lambda route: route.fulfill(status=502, body="Bad gateway"))
+    card(page, "Kenji").get_by_role("button", name="Heridas leve").click()
+    expect(card(page, "Kenji").get_by_role("alert")).to_contain_text("mira la tarjeta")
+    assert not StateEvent.objects.filter(event__kind="suffer").exists()
+    context.close()
+
+
+def test_while_a_tap_hangs_news_of_other_cards_still_shows(browser, app_url, table):
+    context = browser_of(browser, app_url, table["dj"])
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    page.route("**/pj/*/accion/", lambda route: None)
+    card(page, "Mei").get_by_role("button", name="Heridas leve").click()
+    page.wait_for_timeout(300)
+
+    wound(table["party"]["Kenji"], grade="grave")
+
+    expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible(timeout=3000)
+    context.close()
+
+
+def test_the_djs_look_at_a_sheet_follows_the_party_option(browser, app_url, table):
+    player = UserFactory(username="jugadora")
+    MembershipFactory(user=player, campaign=table["campaign"], role="player")
+    aiko = table["party"]["Aiko"]
+    services.character_update(character=aiko, player=player)
+    context = browser_of(browser, app_url, table["dj"], width=360)
+    (preview,) = tabs(context, f"{app_url}/c/kiso/pj/{aiko.pk}/hoja/", 1)
+    party = preview.get_by_role("heading", name="El grupo")
+
+    services.campaign_update(campaign=table["campaign"], players_see_party=True)
+    expect(party).to_be_visible(timeout=5000)
+    services.campaign_update(campaign=table["campaign"], players_see_party=False)
+    expect(party).to_have_count(0, timeout=5000)
+    context.close()
+
+
+def test_a_refusal_shown_on_a_card_stays_when_news_of_that_card_arrives(browser, app_url, table):
+    """Found by hand: a player's roll beat the DJ's "Éxito"; the DJ's card said why it was
+    refused for a moment, then a live refresh wiped it."""
+    context = browser_of(browser, app_url, table["dj"])
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    aiko = card(page, "Aiko")
+
+    def resolved_elsewhere(route):  # the tap resolves a check that is no longer pending
+        body = "action=success&check=shock_grave_fin_turno&key=race"
+        route.continue_(post_data=body)
+
+    page.route("**/pj/*/accion/", resolved_elsewhere)
+    aiko.get_by_role("button", name="Fin de turno").click()
+    alert = aiko.get_by_role("alert")
+    expect(alert).to_be_visible()
+    page.unroute("**/pj/*/accion/")
+
+    wound(table["party"]["Aiko"])  # news of that card
+
+    expect(aiko.get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+    expect(alert).to_be_visible()
+    context.close()
+
+
+def test_reconnecting_shows_wherever_the_dj_has_scrolled(browser, transactional_db):
+    process, base = start_server()
+    try:
+        dj = UserFactory(username="sensei")
+        campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+        for name in ("Aiko", "Kenji", "Mei", "Taro", "Haru", "Rin"):
+            CharacterFactory(campaign=campaign, name=name)
+        context = browser_of(browser, base, dj)
+        (page,) = tabs(context, f"{base}/c/kiso/", 1)
+        page.mouse.wheel(0, 3000)
+        process.kill()
+        status = page.locator("#live-status")
+        expect(status).to_have_text("Reconectando…")
+        expect(status).to_be_in_viewport()
+        page.screenshot(path=str(SCREENSHOTS / "board-reconnecting-1280.png"))
+        context.close()
+    finally:
+        stop_server(process)

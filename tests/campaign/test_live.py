@@ -443,7 +443,7 @@ def test_the_hub_renders_each_part_once_for_every_stream_that_asks(monkeypatch):
         finally:
             await hub.close()
 
-    results = asyncio.run(main())
+    results = run(main())
 
     assert calls == [
         (3, "es", [("card", 7), ("panels",)]),
@@ -476,7 +476,7 @@ def test_a_failed_render_is_not_kept(monkeypatch):
         finally:
             await hub.close()
 
-    assert asyncio.run(main()) == {("panels",): "<p>ok</p>"}
+    assert run(main()) == {("panels",): "<p>ok</p>"}
 
 
 # --- Who is woken, and a writer that lets the streams go first -----------------------------
