@@ -51,17 +51,23 @@
   }
 
   // A message of the stream (or of polling), for any campaign of this browser's pages.
+  // #live's data-cursor says the latest cursor this page has heard of.
   function receive(message) {
     if (message.campaign !== me.campaign) return;
+    heard(message);
+  }
+  function heard(message) {
     if (message.reset) {
       // The database was restored to an earlier cursor: everything anew from there.
       cursor = message.cursor;
+      live.dataset.cursor = String(cursor);
       news({ cursor: message.cursor, pj: [], all: true });
       return;
     }
     if (message.cursor <= cursor) return;
     const missed = message.after > cursor; // this page was not there for some news
     cursor = message.cursor;
+    live.dataset.cursor = String(cursor);
     if (missed) {
       news({ cursor: message.cursor, pj: [], all: true });
       return;

@@ -129,7 +129,11 @@ def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
         character=kenji,
         event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
     )
-    page.wait_for_timeout(300)  # the news of Kenji reaches the page while the tap waits
+    kenji.campaign.refresh_from_db()
+    # The news of Kenji reaches the page while the tap waits.
+    expect(page.locator("#live")).to_have_attribute(
+        "data-cursor", str(kenji.campaign.change_cursor)
+    )
     held[0].continue_()
 
     expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()

@@ -227,7 +227,10 @@ def test_a_dj_change_while_a_roll_is_on_its_way_keeps_the_roll_result(browser, a
             break
         page.wait_for_timeout(50)
     record(table["aiko"], kind="suffer", type="heridas", grade="leve")
-    page.wait_for_timeout(300)  # the news reaches the sheet while the roll waits
+    campaign = table["aiko"].campaign
+    campaign.refresh_from_db()
+    # The news reaches the sheet while the roll waits.
+    expect(page.locator("#live")).to_have_attribute("data-cursor", str(campaign.change_cursor))
     held[0].continue_()
 
     expect(page.locator("#toasts")).to_contain_text(re.compile(r"\d"))
