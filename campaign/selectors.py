@@ -114,6 +114,7 @@ def catalogue_by_name(*, campaign: Campaign) -> dict[str, CatalogueEntry]:
 
 
 def open_session(*, campaign: Campaign) -> GameSession | None:
+    """The campaign's open game session (the one events recorded now belong to), or None."""
     return campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
 
 

@@ -23,7 +23,7 @@ from ..models import (
     GameSession,
     StateEvent,
 )
-from ..selectors import character_log
+from ..selectors import character_log, open_session
 from .changes import lock
 
 
@@ -119,7 +119,7 @@ def event_record(
             # The wall clock stepped back: keep created_at in seq order for state_at.
             created_at = latest_at
         if session is None:
-            session = campaign.sessions.filter(ended_at__isnull=True).first()
+            session = open_session(campaign=campaign)
 
         stored = {k: v for k, v in event.items() if k != "seed"}
         stored["seed"] = _fresh_seed()

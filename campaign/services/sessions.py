@@ -11,6 +11,7 @@ import rules
 
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, GameSession
+from ..selectors import open_session
 from .changes import lock
 
 
@@ -23,7 +24,7 @@ def session_start(
     """Open the campaign's next session; events recorded meanwhile belong to it."""
     with transaction.atomic():
         campaign = lock(campaign)
-        if campaign.sessions.filter(ended_at__isnull=True).exists():
+        if open_session(campaign=campaign) is not None:
             raise ValidationError(
                 _("End the open session before starting another."),
                 code="session_open",

@@ -290,7 +290,7 @@ def session_end(request: HttpRequest, slug: str) -> HttpResponse:
     """End the open game session, with an optional recap."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     form = SessionEndForm(request.POST)
-    session = campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
+    session = selectors.open_session(campaign=campaign)
     if session is None:
         messages.error(request, _("There is no open session to end."))
         return _back(request, campaign)
