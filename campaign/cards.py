@@ -12,8 +12,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from rules import texts
-from rules.state import emotion_modifiers
-from rules.vocab import CHECKS, GRADES, OBSTACULO, TYPES
+from rules.state import modifier_sources
+from rules.vocab import CHECKS, GRADES, MODIFIED_SCORES, OBSTACULO, TYPES
 
 from . import selectors
 from .models import Campaign, Character
@@ -29,7 +29,7 @@ TYPE_RULES = {
     "afeccion": ("R18", "R19"),
 }
 CHECK_RULE = {name: rule for name, (_attribute, _optional, rule) in CHECKS.items()}
-ATTRIBUTES = ("FUE", "AGI", "DES", "VOL")
+ATTRIBUTES = MODIFIED_SCORES
 
 
 def lang() -> str:
@@ -271,34 +271,15 @@ def modifier_breakdown(data, characters: list[Character]) -> dict | None:
     state = character.snapshot.state
     active = state["active"]
     code = lang()
+    # The engine says which E.Alt modify this action and by how much (R20/R21); the card
+    # only puts each in words.
+    key = attribute if attribute in MODIFIED_SCORES else "otro"
+    purpose = None if intent == "normal" else intent
     lines = []
-    if active["heridas"] and attribute in ("FUE", "AGI", "DES"):
-        lines.append(
-            (
-                texts.card("heridas", active["heridas"], lang=code)["title"],
-                "R4",
-                OBSTACULO[active["heridas"]],
-            )
-        )
-    if active["fatiga"]:
-        lines.append(
-            (
-                texts.card("fatiga", active["fatiga"], lang=code)["title"],
-                "R9",
-                OBSTACULO[active["fatiga"]],
-            )
-        )
-    if active["emocion"]:
-        variant = state["emotion"][active["emocion"]]
-        other, flee, fight = emotion_modifiers(active["emocion"], state["emotion"]["grave"])
-        value = other
-        if attribute in ("FUE", "VOL") and intent == "flee":
-            value = flee
-        elif attribute in ("FUE", "VOL") and intent == "fight":
-            value = fight
-        if value:
-            title = texts.card("emocion", active["emocion"], variant, lang=code)["title"]
-            lines.append((title, "R16", value))
+    for kind, rule, value in modifier_sources(active, state["emotion"]["grave"], key, purpose):
+        variant = state["emotion"][active["emocion"]] if kind == "emocion" else None
+        title = texts.card(kind, active[kind], variant, lang=code)["title"]
+        lines.append((title, rule, value))
     if situational:
         lines.append((_("Situational"), "", situational))
     total = sum(value for _label, _rule, value in lines)
@@ -321,7 +302,7 @@ TIME_BUTTONS = (
     (10, "minutes", "+10 min"),
     (1, "hours", "+1 h"),
 )
-ATTRIBUTE_CHOICES = ("FUE", "AGI", "DES", "VOL", "INT", "OTRO")
+ATTRIBUTE_CHOICES = (*MODIFIED_SCORES, "INT", "OTRO")
 
 
 def board_card(campaign: Campaign, character: Character, catalogue: dict) -> Card:

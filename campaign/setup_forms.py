@@ -11,11 +11,13 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from rules.vocab import SCORES
+
 from .models import Campaign, CatalogueEntry, Character, GameSession
 from .services.campaigns import ROUND_SECONDS_MAX, catalogue_name_normalize
 
 # The five attributes every PJ has, in the order of the sheet.
-MAIN_SCORES = ("FUE", "AGI", "DES", "INT", "VOL")
+MAIN_SCORES = SCORES
 SCORE_MAX = 10
 REGENERACION = "regeneracion"
 ROUND_SECONDS_ERROR = _("Seconds per round must be a whole number from 1 to 600.")

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from rules.engine import Char
-from rules.vocab import ACTIVE_ORDER, BIT, GRADES, OBSTACULO, PERSISTENTE, TYPES
+from rules.vocab import (
+    ACTIVE_ORDER,
+    BIT,
+    FLEE_FIGHT_SCORES,
+    GRADES,
+    MODIFIED_SCORES,
+    OBSTACULO,
+    PERSISTENTE,
+    PHYSICAL_SCORES,
+    TYPES,
+)
 
 # The marked grades of every bit pattern, in grade order (copied on output).
 _MARK_LISTS = [[g for g in GRADES if bits & BIT[g]] for bits in range(8)]
@@ -24,30 +34,47 @@ def emotion_modifiers(active: str | None, variant: str | None) -> tuple[int, int
     return -3, -3, 1  # ira
 
 
-def raw_modifier(active: dict, emotion_grave: str | None, key: str, purpose: str | None) -> int:
-    """R20/R21 before the cap: every type's Obstáculo and Facilidad for one kind of action.
+def modifier_sources(
+    active: dict, emotion_grave: str | None, key: str, purpose: str | None
+) -> list[tuple[str, str, int]]:
+    """R20/R21 before the cap, source by source: (type, rule, value) for each E.Alt that
+    modifies one kind of action, in the order the cards list them.
 
     `key` is FUE, AGI, DES, VOL or otro; `purpose` is "flee" or "fight" (FUE and VOL only).
     """
-    total = OBSTACULO.get(active["fatiga"], 0)
-    if key in ("FUE", "AGI", "DES"):
-        total += OBSTACULO.get(active["heridas"], 0)
+    sources = []
+    if active["heridas"] and key in PHYSICAL_SCORES:
+        sources.append(("heridas", "R4", OBSTACULO[active["heridas"]]))
+    if active["fatiga"]:
+        sources.append(("fatiga", "R9", OBSTACULO[active["fatiga"]]))
     other, flee, fight = emotion_modifiers(active["emocion"], emotion_grave)
-    if purpose == "flee" and key in ("FUE", "VOL"):
-        return total + flee
-    if purpose == "fight" and key in ("FUE", "VOL"):
-        return total + fight
-    return total + other
+    value = other
+    if purpose == "flee" and key in FLEE_FIGHT_SCORES:
+        value = flee
+    elif purpose == "fight" and key in FLEE_FIGHT_SCORES:
+        value = fight
+    if value:
+        sources.append(("emocion", "R16", value))
+    return sources
+
+
+def raw_modifier(active: dict, emotion_grave: str | None, key: str, purpose: str | None) -> int:
+    """R20/R21 before the cap: every type's Obstáculo and Facilidad for one kind of action."""
+    return sum(
+        value for _type, _rule, value in modifier_sources(active, emotion_grave, key, purpose)
+    )
 
 
 def modifiers(active: dict, emotion_grave: str | None) -> tuple[dict, dict, dict]:
     """R20: ordinary, flee and fight modifiers, each total never below -3."""
     ordinary = {
         k: max(_CAP, raw_modifier(active, emotion_grave, k, None))
-        for k in ("FUE", "AGI", "DES", "VOL", "otro")
+        for k in (*MODIFIED_SCORES, "otro")
     }
-    flee = {k: max(_CAP, raw_modifier(active, emotion_grave, k, "flee")) for k in ("FUE", "VOL")}
-    fight = {k: max(_CAP, raw_modifier(active, emotion_grave, k, "fight")) for k in ("FUE", "VOL")}
+    flee = {k: max(_CAP, raw_modifier(active, emotion_grave, k, "flee")) for k in FLEE_FIGHT_SCORES}
+    fight = {
+        k: max(_CAP, raw_modifier(active, emotion_grave, k, "fight")) for k in FLEE_FIGHT_SCORES
+    }
     return ordinary, flee, fight
 
 
@@ -93,10 +120,17 @@ def action_modifier(
     of a penalty that was already past -3.
     """
     key = attribute.upper()
-    if key not in ("FUE", "AGI", "DES", "VOL"):
+    if key not in MODIFIED_SCORES:
         key = "otro"
     raw = raw_modifier(state["active"], state["emotion"]["grave"], key, purpose)
     return max(_CAP, raw + sum(situational))
 
 
-__all__ = ["action_modifier", "emotion_modifiers", "modifiers", "public", "raw_modifier"]
+__all__ = [
+    "action_modifier",
+    "emotion_modifiers",
+    "modifier_sources",
+    "modifiers",
+    "public",
+    "raw_modifier",
+]

@@ -90,3 +90,12 @@ DESCANSO_SLEEP = 6 * HOUR  # R23: this much sleep makes a Descanso
 DESCANSO_HOURS = 8  # the `descanso` shorthand sleeps this long
 PERSISTENTE_MONTH = 30  # R6 Decision: Descansos in a month
 PERSISTENTE_WEEK = 7  # ... and in a week, after a surgery
+
+
+# The scores every PJ has, in the order of the sheet; the E.Alt modify the first four by
+# name (R20) and every other action as "otro". Heridas hinder the physical ones (R4);
+# an Emoción changes FUE and VOL to flee or to fight (R16).
+SCORES = ("FUE", "AGI", "DES", "INT", "VOL")
+MODIFIED_SCORES = ("FUE", "AGI", "DES", "VOL")
+PHYSICAL_SCORES = ("FUE", "AGI", "DES")
+FLEE_FIGHT_SCORES = ("FUE", "VOL")

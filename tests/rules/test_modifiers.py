@@ -120,3 +120,24 @@ def test_r21_a_pj_that_cannot_act_still_reports_modifiers():
     state = state_of(suffer("heridas", "grave"), suffer("heridas", "leve"))
     assert state["can_act"] is False
     assert state["modifiers"]["AGI"] == -3
+
+
+def test_the_sources_of_a_modifier_add_up_to_it_and_name_their_rules():
+    from rules.state import modifier_sources, raw_modifier
+
+    active = {"heridas": "grave", "fatiga": "leve", "shock": None, "emocion": "grave"}
+    for key in ("FUE", "AGI", "DES", "VOL", "otro"):
+        for purpose in (None, "flee", "fight"):
+            sources = modifier_sources(active, "terror", key, purpose)
+            assert sum(value for *_named, value in sources) == raw_modifier(
+                active, "terror", key, purpose
+            )
+    assert modifier_sources(active, "terror", "FUE", "flee") == [
+        ("heridas", "R4", -3),
+        ("fatiga", "R9", -1),
+        ("emocion", "R16", 1),
+    ]
+    assert [kind for kind, *_rest in modifier_sources(active, "terror", "VOL", None)] == [
+        "fatiga",
+        "emocion",
+    ]  # Heridas hinder FUE, AGI and DES only
