@@ -23,7 +23,7 @@ from ..models import (
     GameSession,
     StateEvent,
 )
-from ..selectors import character_log, open_session
+from ..selectors import character_log, open_session, turn_end_missing
 from .changes import lock
 
 
@@ -169,6 +169,40 @@ def event_record(
         )
         change_record(campaign=campaign, kind=CampaignChange.Kind.EVENT, character=character)
     return record
+
+
+def round_pass(
+    *, campaign: Campaign, actor: AbstractBaseUser | None = None, idempotency_key: str = ""
+) -> list[StateEvent]:
+    """A round passes for the whole party, in one transaction: first the turn end of every
+    PJ in Shock grave whose turn end was not recorded this round (so its end-of-turn TS VOL,
+    R13, is never skipped), then the round. The events recorded, in order.
+    """
+    key = idempotency_key
+
+    def keyed(suffix: str) -> str:
+        return f"{key}{suffix}"[:100] if key else ""
+
+    with transaction.atomic():
+        records = [
+            event_record(
+                campaign=campaign,
+                character=character,
+                event={"kind": "turn_end"},
+                actor=actor,
+                idempotency_key=keyed(f":t{character.pk}"),
+            )
+            for character in turn_end_missing(campaign=campaign)
+        ]
+        records.append(
+            event_record(
+                campaign=campaign,
+                event={"kind": "time", "rounds": 1},
+                actor=actor,
+                idempotency_key=keyed(""),
+            )
+        )
+    return records
 
 
 def event_void(

@@ -7,7 +7,6 @@ or, refused, with the reason in the board's alert. Only the campaign's DJ reache
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -121,25 +120,13 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
     """A round passes. A PJ in Shock grave whose turn end was not recorded gets it first,
     so its end-of-turn TS VOL is never skipped; the toast says so."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    toasts = []
     try:
-        with transaction.atomic():
-            for character in selectors.turn_end_missing(campaign=campaign):
-                record = services.event_record(
-                    campaign=campaign,
-                    character=character,
-                    event={"kind": "turn_end"},
-                    actor=request.user,
-                    idempotency_key=f"{idempotency_key(request)}:t{character.pk}"[:100]
-                    if idempotency_key(request)
-                    else "",
-                )
-                toasts.append(event_summary(record))
-            record = _party_record(request, campaign, {"kind": "time", "rounds": 1})
-            toasts.append(event_summary(record))
+        records = services.round_pass(
+            campaign=campaign, actor=request.user, idempotency_key=idempotency_key(request)
+        )
     except RuleError as err:
         return _party_refuse(request, campaign, _party_error(err), 422)
-    return _party_done(request, campaign, toasts)
+    return _party_done(request, campaign, [event_summary(record) for record in records])
 
 
 @require_POST

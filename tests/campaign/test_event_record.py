@@ -297,3 +297,22 @@ def test_it_refuses_an_idempotency_key_too_long_to_store(campaign, aiko):
             campaign=campaign, character=aiko, event=HERIDAS_LEVE, idempotency_key="k" * 101
         )
     assert StateEvent.objects.filter(character=aiko).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_round_pass_records_the_missing_turn_ends_first_then_the_round(campaign, aiko, kenji):
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "shock", "grade": "grave"},
+    )
+
+    records = services.round_pass(campaign=campaign, idempotency_key="dj:k1")
+    again = services.round_pass(campaign=campaign, idempotency_key="dj:k1")  # a double tap
+
+    assert [(r.character_id, r.event["kind"]) for r in records] == [
+        (aiko.pk, "turn_end"),
+        (None, "time"),
+    ]
+    assert [r.pk for r in again][-1] == records[-1].pk  # nothing recorded twice
+    assert StateEvent.objects.filter(campaign=campaign, event__kind="time").count() == 1
