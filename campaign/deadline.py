@@ -13,6 +13,8 @@ from __future__ import annotations
 import time
 from contextvars import ContextVar
 
+from .numbers import whole
+
 HEADER = "X-Zodiac-Sent"
 TAP_SECONDS = 5.0
 PAGE_GIVES_UP = 8.0  # static/js/live.js waits this long for an answer (kept in step)
@@ -26,9 +28,8 @@ class TapTooLate(Exception):
 
 def parse(value: str | None) -> float | None:
     """The deadline (epoch seconds) of a tap sent at `value` ms, or None when not given."""
-    if not value or not value.isascii() or not value.isdigit() or len(value) > 15:
-        return None
-    return int(value) / 1000 + TAP_SECONDS
+    sent = whole(value, digits=15)
+    return None if sent is None else sent / 1000 + TAP_SECONDS
 
 
 def set_for_request(deadline: float | None):

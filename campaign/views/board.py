@@ -25,6 +25,7 @@ from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakd
 from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
+from ..numbers import wholes
 from .answers import (
     TEMPLATE,
     after_write,
@@ -68,10 +69,9 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
     """What a live change asks for, where the stream did not carry it: the named cards (or
     all) and the panels, each replacing the element with its id."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    wanted = request.GET.getlist("pj")
-    if not all(pk.isascii() and pk.isdigit() and len(pk) < 19 for pk in wanted):
+    pks = wholes(request.GET.getlist("pj"))
+    if pks is None:
         return HttpResponseBadRequest(_("Unknown PJ."))
-    pks = [int(pk) for pk in wanted]
     if request.GET.get("all") == "1":
         pks = [c.pk for c in selectors.board_characters(campaign=campaign)]
     keys = parts.dj_keys(pks)

@@ -23,6 +23,7 @@ from .. import cards, selectors, services
 from ..access import membership_for
 from ..history import log as history
 from ..models import Campaign, Character, GameSession, Membership, StateEvent
+from ..numbers import whole
 from ..reference import render_recap
 
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
@@ -39,11 +40,6 @@ def _viewer(request: HttpRequest, slug: str) -> tuple[Membership, history.Viewer
     return membership, viewer
 
 
-def _int(value: str | None) -> int | None:
-    # isascii: "²".isdigit() is true, and int("²") raises.
-    return int(value) if value and value.isascii() and value.isdigit() and len(value) < 12 else None
-
-
 def _names(campaign: Campaign) -> dict[int, str]:
     return dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
 
@@ -52,7 +48,7 @@ def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
     """A window of PAGE events: from `desde` (a seq, exclusive) on, or the last ones."""
     size = history.PAGE
     events = events.select_related("actor", "void_by", "session")
-    after = _int(request.GET.get("desde"))
+    after = whole(request.GET.get("desde"), digits=11)
     if request.GET.get("final") == "1":
         window = list(events.order_by("-seq")[: size + 1])
         has_before = len(window) > size
@@ -79,7 +75,7 @@ def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
 def _timeline_context(request, membership, viewer, session=None) -> dict:
     campaign = membership.campaign
     names = _names(campaign)
-    pj = _int(request.GET.get("pj"))
+    pj = whole(request.GET.get("pj"), digits=11)
     if pj is not None and (pj not in names or (not viewer.is_dj and pj not in viewer.characters)):
         pj = None
     type_ = request.GET.get("tipo") if request.GET.get("tipo") in TYPES else None

@@ -20,6 +20,7 @@ from .. import cards, forms, selectors, services
 from ..access import campaign_for_dj
 from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
+from ..numbers import whole
 from .answers import (
     TEMPLATE,
     after_write,
@@ -166,11 +167,11 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
 def void(request: HttpRequest, slug: str) -> HttpResponse:
     """Void any event of the log (its number in `seq`), with a reason."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    seq = (request.POST.get("seq") or "").strip()
+    seq = whole(request.POST.get("seq"), digits=9)
     event = None
-    if seq.isascii() and seq.isdigit():
+    if seq is not None:
         event = (
-            StateEvent.objects.filter(campaign=campaign, seq=int(seq))
+            StateEvent.objects.filter(campaign=campaign, seq=seq)
             .select_related("character")
             .first()
         )

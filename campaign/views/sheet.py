@@ -22,6 +22,7 @@ from ..access import character_for_viewer
 from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, Character, Membership
+from ..numbers import wholes
 from .answers import after_write, idempotency_key, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
@@ -69,14 +70,14 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     (or all) that this sheet shows, and the clock line, each replacing the element with its
     id."""
     membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
-    wanted = request.GET.getlist("pj")
-    if not all(value.isascii() and value.isdigit() and len(value) < 19 for value in wanted):
+    wanted = wholes(request.GET.getlist("pj"))
+    if wanted is None:
         return HttpResponseBadRequest(_("Unknown PJ."))
     everyone = request.GET.get("all") == "1"
     party = [c.pk for c in _party(membership.campaign, character)]
     keys = parts.sheet_keys(
-        own=[character.pk] if everyone or str(character.pk) in wanted else [],
-        party=[p for p in party if everyone or str(p) in wanted],
+        own=[character.pk] if everyone or character.pk in wanted else [],
+        party=[p for p in party if everyone or p in wanted],
     )
     rendered = parts.render(membership.campaign_id, cards.lang(), keys)
     return HttpResponse("".join(rendered[key] or "" for key in keys))

@@ -1,0 +1,20 @@
+"""Whole numbers from a request: the one way the app reads an id, a cursor or a count."""
+
+
+def whole(value: str | None, *, digits: int = 18) -> int | None:
+    """`value` (spaces around it aside) as a whole number when it is plain ASCII digits, at
+    most `digits` of them; else None.
+
+    isascii matters: "²".isdigit() is true, and int("²") raises. The length keeps a number
+    inside the database's integer columns.
+    """
+    value = (value or "").strip()
+    if not value or not value.isascii() or not value.isdigit() or len(value) > digits:
+        return None
+    return int(value)
+
+
+def wholes(values: list[str], *, digits: int = 18) -> list[int] | None:
+    """Every one of `values` as a whole number (see `whole`), or None when one is not."""
+    found = [whole(value, digits=digits) for value in values]
+    return None if None in found else found
