@@ -1,66 +1,66 @@
 /* A player's sheet: live refreshes of its cards, the offline banner, and a copy of the
    last state kept for reading offline. Loaded with `defer`; no inline handlers (the CSP
    forbids them). The page works without it, as a plain page with a "Roll" form. */
-(function () {
+(() => {
   "use strict";
-  var sheet = document.getElementById("sheet");
+  const sheet = document.getElementById("sheet");
   if (!sheet) return;
-  var live = document.getElementById("live");
-  var banner = document.getElementById("offline");
-  var KEEP = "zodiac-sheets-v1"; // the service worker (sw.js) reads this cache too
+  const live = document.getElementById("live");
+  const banner = document.getElementById("offline");
+  const KEEP = "zodiac-sheets-v1"; // the service worker (sw.js) reads this cache too
 
   // -- live: fetch this sheet's own rendering of what changed -------------------------
   // live.js leaves out the news this page's own roll already showed.
   document.body.addEventListener("htmx:afterSettle", keep);
   // A roll with no network never reached the DJ: say so, and keep the button to try again.
-  document.body.addEventListener("htmx:sendError", function () {
+  document.body.addEventListener("htmx:sendError", () => {
     showBanner();
-    var toasts = document.getElementById("toasts");
+    const toasts = document.getElementById("toasts");
     if (!toasts) return;
     toasts.innerHTML = "";
-    var toast = document.createElement("div");
+    let toast = document.createElement("div");
     toast.className = "toast toast-error";
     toast.setAttribute("data-toast", "");
     toast.setAttribute("role", "alert");
     toast.textContent = sheet.dataset.sendError || "";
     toasts.appendChild(toast);
   });
-  document.addEventListener("zodiac:change", function (event) {
+  document.addEventListener("zodiac:change", (event) => {
     refresh(event.detail || {});
   });
 
   // The parts of a change this sheet shows: its PJ's own card, the party's cards on it,
   // and the clock line. The stream usually carries them; else the sheet asks.
-  var own = sheet.dataset.pj;
+  const own = sheet.dataset.pj;
   function names(detail) {
-    var shown = Array.prototype.map.call(sheet.querySelectorAll("article.pj-card[data-pj]"), function (card) {
+    let shown = Array.prototype.map.call(sheet.querySelectorAll("article.pj-card[data-pj]"), (card) => {
       return card.dataset.pj;
     });
-    var changed = detail.all ? shown : (detail.pj || []).map(String).filter(function (id) {
+    const changed = detail.all ? shown : (detail.pj || []).map(String).filter((id) => {
       return shown.indexOf(id) !== -1;
     });
-    return changed.map(function (id) { return (id === own ? "own:" : "party:") + id; }).concat(["status"]);
+    return changed.map((id) => { return (id === own ? "own:" : "party:") + id; }).concat(["status"]);
   }
 
   function refresh(detail) {
     // The campaign's options changed (the party shown on sheets, or not): load anew.
     if ((detail.kinds || []).indexOf("campaign") !== -1) { window.location.reload(); return Promise.resolve(); }
-    var html = zodiacLive.given(detail, names(detail));
+    let html = zodiacLive.given(detail, names(detail));
     if (html !== null) {
       show(html);
       return Promise.resolve();
     }
-    return zodiacLive.fetchParts(sheet.dataset.refresh, detail).then(function (answer) {
+    return zodiacLive.fetchParts(sheet.dataset.refresh, detail).then((answer) => {
       if (!answer) return;
       // 404: this PJ is no longer ours to see (the DJ took it back): show what the server says.
       if (answer.status === 404 || answer.status === 403) { window.location.reload(); return; }
       if (answer.html) show(answer.html);
-    }).catch(function () { showBanner(); });
+    }).catch(() => { showBanner(); });
   }
 
   function show(html) {
-    zodiacLive.parts(html).forEach(function (pair) {
-      var old = pair[0], part = pair[1];
+    zodiacLive.parts(html).forEach((pair) => {
+      const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       if (old.isEqualNode(part)) return;
       zodiacLive.patch(old, part);
@@ -74,19 +74,19 @@
   // The time of the state shown, as the server wrote it (its clock and the page's language,
   // not the phone's).
   function updatedAt() {
-    var time = document.getElementById("sheet-updated");
+    const time = document.getElementById("sheet-updated");
     return time ? time.textContent.trim() : "";
   }
 
   function isDown() {
     if (navigator.onLine === false) return true;
-    var state = live && live.dataset.state;
+    const state = live && live.dataset.state;
     return state === "reconnecting";
   }
 
-  var wasDown = false;
+  let wasDown = false;
   function showBanner() {
-    var down = isDown();
+    const down = isDown();
     if (banner) {
       banner.textContent = down
         ? sheet.dataset.offline + " · " + sheet.dataset.updatedLabel + " " + updatedAt()
@@ -108,25 +108,25 @@
   // is refreshed after every change so it is the state the player last saw.
   function keep() {
     if (!window.caches || !window.isSecureContext) return;
-    var copy = document.documentElement.cloneNode(true);
-    Array.prototype.forEach.call(copy.querySelectorAll("[data-toast], #offline"), function (el) {
+    const copy = document.documentElement.cloneNode(true);
+    Array.prototype.forEach.call(copy.querySelectorAll("[data-toast], #offline"), (el) => {
       if (el.id === "offline") { el.hidden = true; el.textContent = ""; } else { el.remove(); }
     });
     copy.classList.remove("is-offline");
-    var html = "<!doctype html>\n" + copy.outerHTML;
-    caches.open(KEEP).then(function (cache) {
+    const html = "<!doctype html>\n" + copy.outerHTML;
+    caches.open(KEEP).then((cache) => {
       return cache.put(window.location.pathname, new Response(html, {
         headers: { "Content-Type": "text/html; charset=utf-8" },
       }));
-    }).catch(function () { /* storage full or refused: reading offline falls back to the last page load */ });
+    }).catch(() => { /* storage full or refused: reading offline falls back to the last page load */ });
   }
   keep();
 
   // -- toasts close on a tap ------------------------------------------------------------
-  sheet.addEventListener("click", function (event) {
-    var close = event.target.closest("[data-dismiss]");
+  sheet.addEventListener("click", (event) => {
+    const close = event.target.closest("[data-dismiss]");
     if (!close) return;
-    var toast = close.closest("[data-toast]");
+    const toast = close.closest("[data-toast]");
     if (toast) toast.remove();
   });
 })();
