@@ -17,6 +17,7 @@ from .models import (
     CharacterSnapshot,
     EventSnapshot,
     GameSession,
+    Invitation,
     Membership,
     StateEvent,
 )
@@ -225,3 +226,34 @@ def catalogue_by_kind(*, campaign: Campaign) -> list[tuple[str, str, list[Catalo
         (kind, label, [e for e in entries if e.kind == kind])
         for kind, label in CatalogueEntry.Kind.choices
     ]
+
+
+def character_fresh(*, pk: int) -> Character:
+    """A PJ read anew, with its snapshot and player (after a write changed it)."""
+    return Character.objects.select_related("snapshot", "player").get(pk=pk)
+
+
+def characters_played_by(*, campaign: Campaign, user: AbstractBaseUser) -> list[Character]:
+    """The PJ of `campaign` that `user` plays."""
+    return list(Character.objects.filter(campaign=campaign, player=user))
+
+
+def session_by_number(*, campaign: Campaign, number: int) -> GameSession | None:
+    return GameSession.objects.filter(campaign=campaign, number=number).first()
+
+
+def event_by_seq(*, campaign: Campaign, seq: int) -> StateEvent | None:
+    """One event of the campaign's log by its number, with its PJ."""
+    return StateEvent.objects.filter(campaign=campaign, seq=seq).select_related("character").first()
+
+
+def catalogue_entry(*, campaign: Campaign, pk: int) -> CatalogueEntry | None:
+    return CatalogueEntry.objects.filter(campaign=campaign, pk=pk).first()
+
+
+def pending_invitations(*, campaign: Campaign) -> dict[int, Invitation]:
+    """The campaign's invitations still open, by the PJ they are for (the latest wins)."""
+    open_ones = Invitation.objects.filter(
+        campaign=campaign, used_at__isnull=True, revoked_at__isnull=True
+    ).order_by("created_at")
+    return {inv.character_id: inv for inv in open_ones if inv.is_pending}

@@ -38,7 +38,7 @@ def card_answer(
     """One card; after an action, also the clock, undo, recent events and the toast (oob)."""
     characters = selectors.board_characters(campaign=campaign)
     character = next((c for c in characters if c.pk == character.pk), None) or (
-        Character.objects.select_related("snapshot", "player").get(pk=character.pk)
+        selectors.character_fresh(pk=character.pk)
     )
     context = {
         **board_panels(campaign, characters),

@@ -170,11 +170,7 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
     seq = whole(request.POST.get("seq"), digits=9)
     event = None
     if seq is not None:
-        event = (
-            StateEvent.objects.filter(campaign=campaign, seq=seq)
-            .select_related("character")
-            .first()
-        )
+        event = selectors.event_by_seq(campaign=campaign, seq=seq)
     if event is None:
         return _party_refuse(request, campaign, _("No such event."), 404)
     reason = " ".join((request.POST.get("reason") or "").replace("\x00", "").split())[:500]

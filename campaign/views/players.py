@@ -36,13 +36,7 @@ def _qr_svg(url: str) -> str:
 
 def _players_context(request: HttpRequest, campaign: Campaign) -> dict:
     characters = selectors.board_characters(campaign=campaign)
-    pending = {
-        inv.character_id: inv
-        for inv in Invitation.objects.filter(
-            campaign=campaign, used_at__isnull=True, revoked_at__isnull=True
-        ).order_by("created_at")
-        if inv.is_pending
-    }
+    pending = selectors.pending_invitations(campaign=campaign)
     rows = []
     for character in characters:
         invitation = pending.get(character.pk)

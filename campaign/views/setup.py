@@ -186,7 +186,7 @@ def character_restore(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 def _catalogue_entry(campaign: Campaign, pk: int) -> CatalogueEntry:
-    entry = CatalogueEntry.objects.filter(campaign=campaign, pk=pk).first()
+    entry = selectors.catalogue_entry(campaign=campaign, pk=pk)
     if entry is None:
         raise Http404("No such catalogue entry.")
     return entry

@@ -112,7 +112,7 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             messages.success(request, toast["text"])
         return redirect("sheet", slug=slug, pk=pk)
     after_write(campaign)
-    character = Character.objects.select_related("snapshot", "player").get(pk=character.pk)
+    character = selectors.character_fresh(pk=character.pk)
     membership.campaign = campaign
     context = {**_context(membership, character), "error": error, "toast": toast}
     html = render_to_string(TEMPLATE + "#sheet_card", context, request)

@@ -8,9 +8,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
+from .. import selectors
 from ..access import membership_for
 from ..history.timeline import session_svg
-from ..models import Character, GameSession, Membership
+from ..models import Membership
 
 
 @require_GET
@@ -18,14 +19,14 @@ from ..models import Character, GameSession, Membership
 def session_timeline_svg(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     membership = membership_for(user=request.user, slug=slug)
     campaign = membership.campaign
-    session = GameSession.objects.filter(campaign=campaign, number=number).first()
+    session = selectors.session_by_number(campaign=campaign, number=number)
     if session is None:
         raise Http404("No such session.")
     session.campaign = campaign
     if membership.role == Membership.Role.DJ:
         svg = session_svg(session=session)
     else:
-        own = list(Character.objects.filter(campaign=campaign, player=request.user))
+        own = selectors.characters_played_by(campaign=campaign, user=request.user)
         svg = session_svg(session=session, characters=own, for_player=True)
     response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
     filename = f"zodiac-{campaign.slug}-sesion-{session.number}.svg"
