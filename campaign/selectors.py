@@ -257,3 +257,27 @@ def pending_invitations(*, campaign: Campaign) -> dict[int, Invitation]:
         campaign=campaign, used_at__isnull=True, revoked_at__isnull=True
     ).order_by("created_at")
     return {inv.character_id: inv for inv in open_ones if inv.is_pending}
+
+
+def character_names(*, campaign: Campaign) -> dict[int, str]:
+    """Every PJ's name by pk, archived ones included (the log names them all)."""
+    return dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
+
+
+def characters_with_snapshots(*, campaign: Campaign) -> list[Character]:
+    """Every PJ of the campaign, archived ones included, with its current state."""
+    return list(campaign.characters.select_related("snapshot"))
+
+
+def sessions_newest_first(*, campaign: Campaign) -> list[GameSession]:
+    return list(campaign.sessions.order_by("-number"))
+
+
+def character_of(*, campaign: Campaign, pk: int) -> Character | None:
+    """A PJ of the campaign (archived or not) with its current state, or None."""
+    return Character.objects.select_related("snapshot").filter(campaign=campaign, pk=pk).first()
+
+
+def invitation_of(*, campaign: Campaign, pk: int) -> Invitation | None:
+    """One of the campaign's invitations, with the PJ it is for, or None."""
+    return Invitation.objects.select_related("character").filter(campaign=campaign, pk=pk).first()

@@ -312,3 +312,43 @@ def event_changes(
             )
         )
     return out
+
+
+def with_people(events: QuerySet[StateEvent]) -> QuerySet[StateEvent]:
+    """The events with who recorded and voided them, and their session, read along."""
+    return events.select_related("actor", "void_by", "session")
+
+
+def event_for(*, campaign: Campaign, viewer: Viewer, seq: int) -> StateEvent | None:
+    """One event the viewer may read, by its number (None: none, or not theirs to read)."""
+    events = events_for(campaign=campaign, viewer=viewer)
+    return with_people(events).select_related("character").filter(seq=seq).first()
+
+
+def page(
+    events: QuerySet[StateEvent], *, after: int | None, last: bool, size: int = PAGE
+) -> tuple[list[StateEvent], dict]:
+    """A window of `size` events: after seq `after` (exclusive), or the last ones; and the
+    seqs to go to the next and previous windows."""
+    events = with_people(events)
+    if last:
+        window = list(events.order_by("-seq")[: size + 1])
+        has_before = len(window) > size
+        window = list(reversed(window[:size]))
+        has_after = False
+    else:
+        window = list(events.filter(seq__gt=after or 0)[: size + 1])
+        has_after = len(window) > size
+        window = window[:size]
+        has_before = bool(after)
+    nav = {"next": window[-1].seq if has_after and window else None, "previous": None}
+    if has_before and window:
+        earlier = list(
+            events.filter(seq__lt=window[0].seq)
+            .order_by("-seq")
+            .values_list("seq", flat=True)[: size + 1]
+        )
+        if earlier:  # a hand-typed `desde` may start before anything the filters keep
+            nav["previous"] = earlier[size] if len(earlier) > size else 0
+            nav["has_previous"] = True
+    return window, nav

@@ -11,7 +11,7 @@ import io
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -22,7 +22,7 @@ from rules.vocab import TYPES
 from .. import cards, selectors, services
 from ..access import membership_for
 from ..history import log as history
-from ..models import Campaign, Character, GameSession, Membership, StateEvent
+from ..models import Campaign, GameSession, Membership, StateEvent
 from ..numbers import whole
 from ..reference import render_recap
 
@@ -41,35 +41,13 @@ def _viewer(request: HttpRequest, slug: str) -> tuple[Membership, history.Viewer
 
 
 def _names(campaign: Campaign) -> dict[int, str]:
-    return dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
+    return selectors.character_names(campaign=campaign)
 
 
 def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
-    """A window of PAGE events: from `desde` (a seq, exclusive) on, or the last ones."""
-    size = history.PAGE
-    events = events.select_related("actor", "void_by", "session")
+    """A window of the events: from `desde` (a seq, exclusive) on, or the last ones."""
     after = whole(request.GET.get("desde"), digits=11)
-    if request.GET.get("final") == "1":
-        window = list(events.order_by("-seq")[: size + 1])
-        has_before = len(window) > size
-        window = list(reversed(window[:size]))
-        has_after = False
-    else:
-        window = list(events.filter(seq__gt=after or 0)[: size + 1])
-        has_after = len(window) > size
-        window = window[:size]
-        has_before = bool(after)
-    nav = {"next": window[-1].seq if has_after and window else None, "previous": None}
-    if has_before and window:
-        earlier = list(
-            events.filter(seq__lt=window[0].seq)
-            .order_by("-seq")
-            .values_list("seq", flat=True)[: size + 1]
-        )
-        if earlier:  # a hand-typed `desde` may start before anything the filters keep
-            nav["previous"] = earlier[size] if len(earlier) > size else 0
-            nav["has_previous"] = True
-    return window, nav
+    return history.page(events, after=after, last=request.GET.get("final") == "1")
 
 
 def _timeline_context(request, membership, viewer, session=None) -> dict:
@@ -111,13 +89,16 @@ def campaign_history(request: HttpRequest, slug: str) -> HttpResponse:
     """Every event of the campaign the viewer may read, with its sessions listed above."""
     membership, viewer = _viewer(request, slug)
     context = _timeline_context(request, membership, viewer)
-    context["sessions"] = list(membership.campaign.sessions.order_by("-number"))
+    context["sessions"] = selectors.sessions_newest_first(campaign=membership.campaign)
     context["active"] = "history"
     return render(request, "campaign/history.html", context)
 
 
 def _session(membership: Membership, number: int) -> GameSession:
-    return get_object_or_404(GameSession, campaign=membership.campaign, number=number)
+    session = selectors.session_by_number(campaign=membership.campaign, number=number)
+    if session is None:
+        raise Http404("No such session.")
+    return session
 
 
 @require_GET
@@ -163,12 +144,9 @@ def event_detail(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     """One event: what it did, and each PJ's state right before and right after it."""
     membership, viewer = _viewer(request, slug)
     campaign = membership.campaign
-    event = get_object_or_404(
-        history.events_for(campaign=campaign, viewer=viewer).select_related(
-            "actor", "void_by", "session", "character"
-        ),
-        seq=seq,
-    )
+    event = history.event_for(campaign=campaign, viewer=viewer, seq=seq)
+    if event is None:
+        raise Http404("No such event.")
     names = _names(campaign)
     row = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)[0]
     changes = history.event_changes(
@@ -192,7 +170,7 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
     """What each PJ carries out of the session: at its end, or now while it is open."""
     campaign = session.campaign
     catalogue = selectors.catalogue_by_name(campaign=campaign)
-    characters = {c.pk: c for c in campaign.characters.select_related("snapshot")}
+    characters = {c.pk: c for c in selectors.characters_with_snapshots(campaign=campaign)}
     entries = []
     if session.is_open:
         states = {pk: c.snapshot.state for pk, c in characters.items() if not c.is_archived}
@@ -230,9 +208,9 @@ def character_cards(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     membership, viewer = _viewer(request, slug)
     if not viewer.is_dj and pk not in viewer.characters:
         raise Http404("No such PJ.")
-    character = get_object_or_404(
-        Character.objects.select_related("snapshot"), campaign=membership.campaign, pk=pk
-    )
+    character = selectors.character_of(campaign=membership.campaign, pk=pk)
+    if character is None:
+        raise Http404("No such PJ.")
     card = cards.build(
         character,
         character.snapshot.state,
@@ -245,8 +223,9 @@ def character_cards(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 def _session_rows(membership, viewer, session) -> list[history.Row]:
     campaign = membership.campaign
-    events = history.events_for(campaign=campaign, viewer=viewer, session=session)
-    events = list(events.select_related("actor", "void_by", "session"))
+    events = history.with_people(
+        history.events_for(campaign=campaign, viewer=viewer, session=session)
+    )
     return history.rows(campaign=campaign, events=events, viewer=viewer, names=_names(campaign))
 
 

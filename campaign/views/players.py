@@ -12,8 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import BaseUserCreationForm
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import mark_safe
 from django.utils.translation import gettext as _
@@ -22,7 +22,7 @@ from django_ratelimit.core import get_usage
 
 from .. import selectors, services
 from ..access import campaign_for_dj, character_for_dj
-from ..models import Campaign, Invitation
+from ..models import Campaign
 
 # Wrong codes one address may try before it waits (a code is 8 of 31 signs: guessing one
 # within its 48 hours at this rate is hopeless).
@@ -87,7 +87,9 @@ def invite(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def invitation_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    invitation = get_object_or_404(Invitation, campaign=campaign, pk=pk)
+    invitation = selectors.invitation_of(campaign=campaign, pk=pk)
+    if invitation is None:
+        raise Http404("No such invitation.")
     name = invitation.character.name
     if services.invitation_cancel(invitation=invitation):
         messages.success(request, _("Invitation for %(name)s cancelled.") % {"name": name})
