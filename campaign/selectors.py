@@ -46,10 +46,27 @@ def membership_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Membership]:
     )
 
 
+def in_log_of(character: Character) -> Q:
+    """The one definition of a PJ's log: its own events and the campaign-wide ones since it
+    joined (those before it joined never touched it). Its state, its history filter and
+    the replay all read this."""
+    return Q(character=character) | Q(character__isnull=True, seq__gt=character.joined_seq)
+
+
+def characters_touched(*, event: StateEvent) -> list[Character]:
+    """The PJ whose log holds `event` (`in_log_of`, read the other way), by pk."""
+    if event.character_id is not None:
+        return [event.character]
+    joined_before = Character.objects.filter(
+        campaign_id=event.campaign_id, joined_seq__lt=event.seq
+    )
+    return list(joined_before.order_by("pk"))
+
+
 def character_log(*, character: Character, include_void: bool = False) -> QuerySet[StateEvent]:
-    """A PJ's log in seq order: its own events and the campaign-wide ones since it joined."""
+    """A PJ's log in seq order (`in_log_of`)."""
     events = StateEvent.objects.filter(campaign_id=character.campaign_id).filter(
-        Q(character=character) | Q(character__isnull=True, seq__gt=character.joined_seq)
+        in_log_of(character)
     )
     if not include_void:
         events = events.filter(void_at__isnull=True)

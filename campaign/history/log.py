@@ -18,7 +18,7 @@ import rules
 from rules import texts
 from rules.vocab import GRADES, TYPES
 
-from .. import cards
+from .. import cards, selectors
 from ..models import Campaign, Character, EventSnapshot, GameSession, StateEvent
 from .words import event_label, linked, trail_text
 
@@ -80,7 +80,7 @@ def events_for(
     campaign: Campaign,
     viewer: Viewer,
     session: GameSession | None = None,
-    character: int | None = None,
+    character: Character | None = None,
     type_: str | None = None,
 ) -> QuerySet[StateEvent]:
     """The events a viewer may read, with the filters asked for, in log order."""
@@ -90,7 +90,7 @@ def events_for(
     if not viewer.is_dj:
         events = events.filter(Q(character__in=viewer.characters) | Q(character__isnull=True))
     if character is not None:
-        events = events.filter(Q(character_id=character) | Q(character__isnull=True))
+        events = events.filter(selectors.in_log_of(character))
     if type_ in TYPES:
         # The event names the type, or its rule trail touched it (a Shock that led to Fatiga).
         events = events.annotate(effects_text=Cast("effects", TextField())).filter(

@@ -23,7 +23,7 @@ from ..models import (
     GameSession,
     StateEvent,
 )
-from ..selectors import character_log, open_session, turn_end_missing
+from ..selectors import character_log, characters_touched, open_session, turn_end_missing
 from .changes import lock
 
 
@@ -221,10 +221,7 @@ def event_void(
                 _("Event #%(seq)s is already void.") % {"seq": event.seq},
                 code="already_void",
             )
-        if event.character_id is not None:
-            touched = [event.character]
-        else:
-            touched = list(campaign.characters.filter(joined_seq__lt=event.seq).order_by("pk"))
+        touched = characters_touched(event=event)
         options = campaign.rule_options()
         changed_events: dict[int, StateEvent] = {}
         refusals = []

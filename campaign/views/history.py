@@ -58,7 +58,11 @@ def _timeline_context(request, membership, viewer, session=None) -> dict:
         pj = None
     type_ = request.GET.get("tipo") if request.GET.get("tipo") in TYPES else None
     events = history.events_for(
-        campaign=campaign, viewer=viewer, session=session, character=pj, type_=type_
+        campaign=campaign,
+        viewer=viewer,
+        session=session,
+        character=selectors.character_of(campaign=campaign, pk=pj) if pj else None,
+        type_=type_,
     )
     window, nav = _page(request, events)
     code = cards.lang()

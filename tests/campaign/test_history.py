@@ -85,6 +85,21 @@ def test_filters_by_pj_and_by_type_through_the_rule_trail(client, dj, table, aik
     assert "Heridas Leve" not in shock
 
 
+def test_a_pjs_filter_holds_its_log_not_the_party_time_before_it_joined(client, dj, campaign, aiko):
+    record(None, dj, kind="time", minutes=30)
+    ren = services.character_create(campaign=campaign, name="Ren")
+    record(None, dj, kind="time", minutes=10)
+    client.force_login(dj)
+
+    rens = get(client, "history", pj=ren.pk).content.decode()
+    aikos = get(client, "history", pj=aiko.pk).content.decode()
+
+    # The history's filter reads the PJ's log as its state does: it joins at 00:30, then
+    # 10 min; the 30 min before it joined are not in its log.
+    assert "+10 min" in rens and "+30 min" not in rens and "Se une a la campaña" in rens
+    assert "+10 min" in aikos and "+30 min" in aikos and "Ren</strong>" not in aikos
+
+
 def test_a_long_log_comes_in_windows(client, dj, campaign, aiko):
     for _ in range(120):
         record(aiko, dj, kind="turn_end")
