@@ -24,9 +24,6 @@ from django.utils.html import format_html
 from .. import cards, selectors
 from ..models import Campaign
 
-BOARD = "campaign/board.html"
-SHEET = "campaign/sheet.html"
-
 
 def key_name(key: tuple) -> str:
     """A part's name in a live message: "card:12", "panels"."""
@@ -63,7 +60,8 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                 in_play[pk], in_play[pk].snapshot.state, catalogue=catalogue(), for_player=True
             )
             return render_to_string(
-                f"{SHEET}#{partial}", {"campaign": campaign, "card": card, "common": True}
+                f"campaign/sheet/{partial}.html",
+                {"campaign": campaign, "card": card, "common": True},
             )
 
         found: dict[tuple, object] = {}
@@ -79,16 +77,15 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                     **panels(),
                     "card": cards.board_card(campaign, in_play[pk], catalogue()),
                     "common": True,
-                    "card_oob": True,
                 }
-                found[key] = render_to_string(f"{BOARD}#card", context)
+                found[key] = render_to_string("campaign/board/_card.html", context)
             elif kind == "panels":
-                context = {**panels(), "common": True, "oob": True, "live": True}
-                found[key] = render_to_string(f"{BOARD}#live", context)
+                context = {**panels(), "common": True}
+                found[key] = render_to_string("campaign/board/live_panels.html", context)
             elif kind == "own":
-                found[key] = player_card(pk, "sheet_card") if pk in in_play else None
+                found[key] = player_card(pk, "_card") if pk in in_play else None
             elif kind == "party":
-                found[key] = player_card(pk, "party_card") if pk in in_play else gone(pk)
+                found[key] = player_card(pk, "_party_card") if pk in in_play else gone(pk)
             elif kind == "status":
                 context = {
                     "campaign": campaign,
@@ -96,7 +93,7 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                     "round": selectors.current_round(campaign=campaign) + 1,
                     "updated": timezone.now(),
                 }
-                found[key] = render_to_string(f"{SHEET}#status", context)
+                found[key] = render_to_string("campaign/sheet/_status.html", context)
             else:
                 raise ValueError(f"unknown part {key!r}")
         return found

@@ -14,6 +14,9 @@ from ..live import hub
 from ..models import Campaign, Character
 
 TEMPLATE = "campaign/board.html"
+CARD = "campaign/board/_card.html"
+CARDS = "campaign/board/_cards.html"
+AFTER_ACTION = "campaign/board/after_action.html"
 
 
 def board_context(request: HttpRequest, campaign: Campaign) -> dict:
@@ -45,11 +48,10 @@ def card_answer(
         "card": board_card(campaign, character, selectors.catalogue_by_name(campaign=campaign)),
         "error": error,
         "toast": toast,
-        "oob": toast is not None,
     }
-    html = render_to_string(TEMPLATE + "#card", context, request)
+    html = render_to_string(CARD, context, request)
     if toast is not None:
-        html += render_to_string(TEMPLATE + "#oob", context, request)
+        html += render_to_string(AFTER_ACTION, context, request)
     return HttpResponse(html, status=status)
 
 

@@ -35,7 +35,17 @@ from .answers import (
     with_cursor,
 )
 
-ASK_KINDS = ("emocion-leve", "emocion-grave", "afeccion", "especifico", "heal", "surgery", "more")
+# The second taps: the choices each asks for (templates/campaign/board/ask/), and "More
+# actions".
+ASK_CHOICES = {
+    "emocion-leve": "emocion",
+    "emocion-grave": "emocion",
+    "afeccion": "afeccion",
+    "especifico": "especifico",
+    "heal": "healer",
+    "surgery": "healer",
+}
+ASK_KINDS = (*ASK_CHOICES, "more")
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -217,10 +227,14 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
             name for name, e in catalogue.items() if e.kind == CatalogueEntry.Kind.ESPECIAL
         ),
     }
-    template = TEMPLATE + ("#more" if kind == "more" else "#ask")
-    if not request.htmx:
-        template = "campaign/board_ask.html"
-    return render(request, template, context)
+    if kind == "more":
+        piece = "campaign/board/_more.html"
+    else:
+        piece = "campaign/board/_ask.html"
+        context["choice"] = f"campaign/board/ask/_{ASK_CHOICES[kind]}.html"
+    if request.htmx:
+        return render(request, piece, context)
+    return render(request, "campaign/board_ask.html", {**context, "piece": piece})
 
 
 @require_GET
@@ -238,7 +252,7 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
         context["result"] = modifier_breakdown(request.GET, characters)
     except ValidationError as err:
         context["calc_error"] = " ".join(err.messages)
-    template = TEMPLATE + "#calc_result" if request.htmx else TEMPLATE
+    template = "campaign/board/_calc_result.html" if request.htmx else TEMPLATE
     if not request.htmx:
         context = {**board_context(request, campaign), **context}
     return render(request, template, context)

@@ -22,7 +22,8 @@ from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
 from ..numbers import whole
 from .answers import (
-    TEMPLATE,
+    AFTER_ACTION,
+    CARDS,
     after_write,
     board_context,
     card_answer,
@@ -41,9 +42,9 @@ def _render_board_part(
 ) -> HttpResponse:
     """Every card and the panels: the answer to a campaign-wide action."""
     context = board_context(request, campaign)
-    context.update({"toast": toast, "error": error, "oob": True})
-    html = render_to_string(TEMPLATE + "#cards", context, request)
-    html += render_to_string(TEMPLATE + "#oob", context, request)
+    context.update({"toast": toast, "error": error})
+    html = render_to_string(CARDS, context, request)
+    html += render_to_string(AFTER_ACTION, context, request)
     return HttpResponse(html, status=status)
 
 
@@ -52,7 +53,7 @@ def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
     context = {"campaign": campaign, "error": message}
-    response = render(request, TEMPLATE + "#alert", context, status=status)
+    response = render(request, "campaign/board/_alert.html", context, status=status)
     return reswap(retarget(response, "#board-alert"), "innerHTML")
 
 

@@ -115,6 +115,6 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     character = selectors.character_fresh(pk=character.pk)
     membership.campaign = campaign
     context = {**_context(membership, character), "error": error, "toast": toast}
-    html = render_to_string(TEMPLATE + "#sheet_card", context, request)
-    html += render_to_string(TEMPLATE + "#toast", context, request)
+    html = render_to_string("campaign/sheet/_card.html", context, request)
+    html += render_to_string("campaign/card/_toasts.html", context, request)
     return with_cursor(HttpResponse(html, status=status), campaign, covers=[character.pk])

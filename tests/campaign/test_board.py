@@ -71,7 +71,7 @@ def test_a_card_alone_for_a_live_refresh(dj_client, campaign, aiko):
     assert 'id="toasts"' not in html
 
 
-def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_secrets(
+def test_a_live_refresh_sends_the_changed_cards_and_panels_by_id_with_no_secrets(
     dj_client, campaign, aiko, kenji
 ):
     act(dj_client, campaign, aiko, action="suffer", type="shock", grade="leve")
@@ -83,7 +83,6 @@ def test_a_live_refresh_sends_the_changed_cards_and_panels_out_of_band_with_no_s
     assert f'id="pj-{aiko.pk}"' in one and f'id="pj-{kenji.pk}"' not in one
     assert f'id="pj-{aiko.pk}"' in everyone and f'id="pj-{kenji.pk}"' in everyone
     for html in (one, everyone):
-        assert html.count('hx-swap-oob="true"') >= 4  # cards, clock, undo, recent events
         assert 'id="clock"' in html and 'id="undo"' in html and 'id="recent"' in html
         assert "Shock Leve" in html and 'id="toasts"' not in html
         # Shared by every DJ page: no CSRF token, no idempotency key of anyone's.
