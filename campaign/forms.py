@@ -1,213 +1,388 @@
-"""Parse the DJ's taps into SPEC events. Bad input is a ValidationError in the user's language.
+"""Forms of the setup screens: campaign, PJ, catalogue entries, game sessions, a backup's import.
 
-Each parser takes the POST data and returns the event to record; the rules engine then
-decides whether the event is allowed (a RuleError), so these only check shape and words.
+They parse and check input only; the writes are campaign.services' (the board's forms,
+which turn taps into events, live in campaign/taps.py).
 """
 
-import math
-import secrets
-from dataclasses import dataclass, field
+import re
 
+from django import forms
 from django.core.exceptions import ValidationError
-from django.http import QueryDict
-from django.utils.formats import number_format
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
-from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
+from rules.vocab import SCORES
 
-from .models import Character
+from . import backup
+from .models import Campaign, CatalogueEntry, Character, GameSession
+from .services.campaigns import ROUND_SECONDS_MAX, catalogue_name_normalize
 
-MAX_TEXT = 100
-
-
-@dataclass
-class Action:
-    """What a form asks for: the event, and names to keep from the player (secret)."""
-
-    event: dict
-    secret_names: list[str] = field(default_factory=list)
-    # A die the app rolled for a TS ("Tirar"): (die, score), shown in the toast.
-    roll: tuple[int, int] | None = None
+# The five attributes every PJ has, in the order of the sheet.
+MAIN_SCORES = SCORES
+SCORE_MAX = 10
+REGENERACION = "regeneracion"
+ROUND_SECONDS_ERROR = _("Seconds per round must be a whole number from 1 to 600.")
+_OTHER_SCORE = re.compile(r"^([^\W\d_]{1,10})\s*[:=]?\s*(\d{1,3})$")
 
 
-def _choice(data: QueryDict, name: str, allowed, message: str) -> str:
-    value = (data.get(name) or "").strip()
-    if value not in allowed:
-        raise ValidationError(message)
-    return value
+def _score_field(abbreviation: str) -> forms.IntegerField:
+    """An attribute score: a whole number from 0 to SCORE_MAX, or blank when not set."""
+    return forms.IntegerField(label=abbreviation, min_value=0, max_value=SCORE_MAX, required=False)
 
 
-def _flag(data: QueryDict, name: str, default: bool = False) -> bool:
-    value = data.get(name)
-    if value is None or value == "":
-        return default
-    if value in ("1", "true", "on", "yes"):
-        return True
-    if value in ("0", "false", "off", "no"):
-        return False
-    raise ValidationError(_("Unexpected value for %(field)s.") % {"field": name})
+class CampaignForm(forms.Form):
+    """A new campaign, or a campaign's settings (`options_locked`: options read-only)."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=Campaign._meta.get_field("name").max_length,
+        error_messages={"required": _("Enter the campaign's name.")},
+        help_text=_("How the table calls it, e.g. “La sombra de Kiso”."),
+    )
+    especificos = forms.BooleanField(
+        label=_("Specific E.Esp"),
+        required=False,
+        help_text=_("Optional rule: a persistent wound or emotion leaves a named E.Esp (R7, R14)."),
+    )
+    esfuerzo_prolongado = forms.BooleanField(
+        label=_("Prolonged exertion"),
+        required=False,
+        help_text=_("Optional rule: long exertion calls for FUE saves against fatigue (R27)."),
+    )
+    round_seconds = forms.IntegerField(
+        label=_("Seconds per round"),
+        min_value=1,
+        max_value=ROUND_SECONDS_MAX,
+        initial=6,
+        error_messages={
+            "required": ROUND_SECONDS_ERROR,
+            "invalid": ROUND_SECONDS_ERROR,
+            "min_value": ROUND_SECONDS_ERROR,
+            "max_value": ROUND_SECONDS_ERROR,
+        },
+        help_text=_("How long a combat round lasts in game time: 1 to 600 (usually 6)."),
+    )
+
+    players_see_party = forms.BooleanField(
+        label=_("Players see the party"),
+        required=False,
+        help_text=_(
+            "Each player's sheet also shows the other PJ's cards (never what you keep secret)."
+        ),
+    )
+
+    def __init__(self, *args, options_locked: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.options_locked = options_locked
+        for field in ("especificos", "esfuerzo_prolongado", "round_seconds"):
+            # A disabled field ignores what is posted and keeps its initial value.
+            self.fields[field].disabled = options_locked
+
+    def cleaned_options(self) -> dict:
+        """The options to save: none once they are locked."""
+        if self.options_locked:
+            return {}
+        return {
+            k: self.cleaned_data[k] for k in ("especificos", "esfuerzo_prolongado", "round_seconds")
+        }
 
 
-def _text(data: QueryDict, name: str) -> str:
-    # No NUL: PostgreSQL refuses it in jsonb and in a text column.
-    value = " ".join((data.get(name) or "").replace("\x00", "").split())
-    if len(value) > MAX_TEXT:
-        raise ValidationError(
-            _("Keep it under %(max)s characters.") % {"max": MAX_TEXT}, code="too_long"
-        )
-    return value
+def parse_other_scores(text: str) -> dict[str, int]:
+    """ "PER 3, CAR 2" → {"PER": 3, "CAR": 2}; ValidationError naming the bad part."""
+    scores: dict[str, int] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        match = _OTHER_SCORE.match(part)
+        if match is None:
+            raise ValidationError(
+                _("“%(part)s” is not an abbreviation and a whole number, like “PER 3”."),
+                params={"part": part},
+                code="other_score",
+            )
+        abbr, value = match.group(1).upper(), int(match.group(2))
+        if abbr in MAIN_SCORES:
+            raise ValidationError(
+                _("Give %(abbr)s in its own box above."), params={"abbr": abbr}, code="main_score"
+            )
+        if abbr in scores:
+            raise ValidationError(
+                _("%(abbr)s is given twice."), params={"abbr": abbr}, code="repeated_score"
+            )
+        if value > SCORE_MAX:
+            raise ValidationError(
+                _("%(abbr)s: scores go from 0 to %(max)s."),
+                params={"abbr": abbr, "max": SCORE_MAX},
+                code="score_range",
+            )
+        scores[abbr] = value
+    return scores
 
 
-# The most of each unit one time event may pass. The engine walks every day of it (a day
-# without Curación asks a TS, an Afección moves on): a year takes it some 15 ms, ten
-# thousand days ten seconds and a 3 MB state. Longer stretches are recorded in steps.
-TIME_MAX = {"rounds": 10_000, "minutes": 10_000, "hours": 366 * 24, "days": 366}
-UNIT_NAMES = {
-    "rounds": gettext_lazy("rounds"),
-    "minutes": gettext_lazy("minutes"),
-    "hours": gettext_lazy("hours"),
-    "days": gettext_lazy("days"),
-}
+def scores_in_order(attributes: dict) -> list[tuple[str, int]]:
+    """A PJ's scores for display: the five attributes first, in sheet order, then the rest."""
+    main = [(abbr, attributes[abbr]) for abbr in MAIN_SCORES if abbr in attributes]
+    return main + [(k, v) for k, v in attributes.items() if k not in MAIN_SCORES]
 
 
-def _amount(data: QueryDict, unit: str) -> int | float:
-    raw = (data.get("amount") or "").strip().replace(",", ".")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValidationError(_("Give the amount of time as a number, e.g. 10.")) from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValidationError(_("The amount of time must be more than zero."))
-    if value > TIME_MAX[unit]:
-        raise ValidationError(
-            _("That is too much time at once (at most %(max)s %(unit)s); record it in steps.")
-            % {"max": number_format(TIME_MAX[unit], force_grouping=True), "unit": UNIT_NAMES[unit]}
-        )
-    if unit == "rounds":
-        if value != int(value):
-            raise ValidationError(_("Rounds are counted in whole numbers."))
-        return int(value)
-    return int(value) if value == int(value) else value
+def parse_powers(text: str) -> list[str]:
+    """ "Vuelo, visión nocturna" → ["Vuelo", "visión nocturna"] (blanks and repeats dropped)."""
+    powers: list[str] = []
+    for part in text.split(","):
+        part = " ".join(part.split())
+        if part and part.lower() not in (p.lower() for p in powers):
+            powers.append(part)
+    return powers
 
 
-def time_event(data: QueryDict) -> dict:
-    """A `time` event from amount, unit, activity and calm."""
-    unit = _choice(data, "unit", TIME_UNITS, _("Choose rounds, minutes, hours or days."))
-    event = {"kind": "time", unit: _amount(data, unit)}
-    activity = (data.get("activity") or "activo").strip()
-    if activity not in ACTIVITIES:
-        raise ValidationError(_("Choose an activity: activo, reposo or esfuerzo."))
-    if activity != "activo":
-        event["activity"] = activity
-    if _flag(data, "calm"):
-        event["calm"] = True
-    return event
+class CharacterForm(forms.Form):
+    """A PJ: name, player, scores, powers and notes, for character_create or _update."""
 
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=Character._meta.get_field("name").max_length,
+        error_messages={"required": _("Enter the PJ's name.")},
+    )
+    player = forms.ModelChoiceField(
+        label=_("Player"),
+        queryset=None,
+        required=False,
+        empty_label=_("Nobody (the DJ plays it)"),
+        help_text=_("Only players of this campaign are listed."),
+    )
+    FUE = _score_field("FUE")
+    AGI = _score_field("AGI")
+    DES = _score_field("DES")
+    INT = _score_field("INT")
+    VOL = _score_field("VOL")
+    other_scores = forms.CharField(
+        label=_("Other scores"),
+        required=False,
+        max_length=500,
+        help_text=_("Abbreviation and number, separated by commas, e.g. “PER 3, CAR 2”."),
+    )
+    regeneracion = forms.BooleanField(
+        label=_("Regeneración"),
+        required=False,
+        help_text=_("The PJ can heal itself (R25)."),
+    )
+    other_powers = forms.CharField(
+        label=_("Other powers"),
+        required=False,
+        max_length=500,
+        help_text=_("Separated by commas, e.g. “Vuelo, Visión nocturna”."),
+    )
+    notes = forms.CharField(
+        label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
-def _type_grade(data: QueryDict) -> tuple[str, str]:
-    """The type and grade of a tap: `type` and `grade`, or one `type_grade` "heridas:leve"."""
-    if data.get("type_grade"):
-        data = data.copy()
-        data["type"], _sep, data["grade"] = data["type_grade"].partition(":")
-    t = _choice(data, "type", TYPES, _("Choose one of the five E.Alt types."))
-    g = _choice(data, "grade", GRADES, _("Choose leve, grave or persistente."))
-    return t, g
+    def __init__(
+        self, *args, campaign: Campaign, players, character: Character | None = None, **kwargs
+    ) -> None:
+        if character is not None and "initial" not in kwargs:
+            kwargs["initial"] = self.initial_for(character)
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.character = character
+        self.fields["player"].queryset = players
+        for abbr in MAIN_SCORES:
+            # The summary at the top lists the errors without their labels: name the box.
+            message = gettext("%(abbr)s: give a whole number from 0 to 10, or leave it blank.")
+            message %= {"abbr": abbr}
+            self.fields[abbr].error_messages.update(
+                {"invalid": message, "min_value": message, "max_value": message}
+            )
 
+    @property
+    def score_fields(self) -> list[forms.BoundField]:
+        """The five attribute boxes, in sheet order."""
+        return [self[abbr] for abbr in MAIN_SCORES]
 
-def suffer_event(data: QueryDict, *, especificos: bool) -> Action:
-    t, g = _type_grade(data)
-    event: dict = {"kind": "suffer", "type": t, "grade": g}
-    secret_names = []
-    if t == "emocion":
-        variant = (data.get("variant") or "").strip()
-        if variant:
-            if variant not in VARIANTS[g]:
+    @staticmethod
+    def initial_for(character: Character) -> dict:
+        scores = character.attributes or {}
+        powers = character.powers or []
+        return {
+            "name": character.name,
+            "player": character.player_id,
+            **{abbr: scores.get(abbr) for abbr in MAIN_SCORES},
+            "other_scores": ", ".join(
+                f"{abbr} {value}" for abbr, value in scores.items() if abbr not in MAIN_SCORES
+            ),
+            "regeneracion": REGENERACION in powers,
+            "other_powers": ", ".join(p for p in powers if p != REGENERACION),
+            "notes": character.notes,
+        }
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        others = self.campaign.characters.filter(name__iexact=name)
+        if self.character is not None:
+            others = others.exclude(pk=self.character.pk)
+        other = others.first()
+        if other is not None:
+            if other.is_archived:
                 raise ValidationError(
-                    _("That emotion does not fit the grade: choose %(allowed)s.")
-                    % {"allowed": ", ".join(VARIANTS[g])}
+                    _("An archived PJ of this campaign is already called %(name)s."),
+                    params={"name": other.name},
+                    code="name_taken",
                 )
-            event["variant"] = variant
-        cause = _text(data, "cause")
-        if cause:
-            event["cause"] = cause
-    if t == "afeccion":
-        source = _text(data, "source") or _text(data, "new_source")
-        if source:
-            event["source"] = source.lower()
-            if _flag(data, "secret"):
-                secret_names.append(event["source"])
-    especifico = (data.get("especifico") or "").strip()
-    if especifico:
-        if not especificos:
-            raise ValidationError(_("This campaign does not use specific E.Esp."))
-        if especifico not in ESPECIFICOS.get(t, ()):
-            raise ValidationError(_("That specific E.Esp does not fit this type."))
-        event["especifico"] = especifico
-        if _flag(data, "secret"):
-            secret_names.append(especifico)
-    return Action(event, secret_names)
+            raise ValidationError(
+                _("This campaign already has a PJ called %(name)s."),
+                params={"name": other.name},
+                code="name_taken",
+            )
+        return name
+
+    def clean_other_scores(self) -> dict[str, int]:
+        return parse_other_scores(self.cleaned_data["other_scores"])
+
+    def clean_other_powers(self) -> list[str]:
+        return parse_powers(self.cleaned_data["other_powers"])
+
+    def attributes(self) -> dict[str, int]:
+        """The scores to save: the five set ones, then the others."""
+        data = self.cleaned_data
+        main = {abbr: data[abbr] for abbr in MAIN_SCORES if data.get(abbr) is not None}
+        return {**main, **data["other_scores"]}
+
+    def powers(self) -> list[str]:
+        """ "regeneracion" when ticked (or typed among the others), then the other powers."""
+        typed = self.cleaned_data["other_powers"]
+        others = [p for p in typed if p.lower() not in ("regeneracion", "regeneración")]
+        regeneracion = self.cleaned_data["regeneracion"] or len(others) < len(typed)
+        return ([REGENERACION] if regeneracion else []) + others
 
 
-def treatment_event(data: QueryDict, *, kind: str, character: Character, healers) -> dict:
-    """`heal` or `surgery`: who treats (another PJ, or the PJ itself) and whether it worked."""
-    healer = (data.get("healer") or "").strip()
-    success = _flag(data, "success", default=True)
-    event: dict = {"kind": kind, "success": success}
-    if healer == "self":
-        event["by_self"] = True
-        event["healer"] = character.name
-    elif healer:
-        match = next((h for h in healers if str(h.pk) == healer), None)
-        if match is None or match.pk == character.pk:
-            raise ValidationError(_("Choose who treats the wounds."))
-        event["healer"] = match.name
-    return event
+PHASE_FIELDS = ("effect_leve", "effect_grave", "effect_persistente")
 
 
-def check_name(data: QueryDict) -> str:
-    return _choice(data, "check", CHECKS, _("Unknown check."))
+class CatalogueEntryForm(forms.Form):
+    """A catalogue entry's texts; its name and kind only when it is new."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=CatalogueEntry._meta.get_field("name").max_length,
+        error_messages={"required": _("Enter the entry's name.")},
+        help_text=_("Lowercase, as the log writes it, e.g. “veneno de fugu”."),
+    )
+    kind = forms.ChoiceField(label=_("Kind"), choices=CatalogueEntry.Kind.choices)
+    effect = forms.CharField(
+        label=_("Effect"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("What it does, in the table's own words."),
+    )
+    effect_leve = forms.CharField(
+        label=_("Effect at phase leve"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Diseases and poisons: the effect in each phase of the Afección."),
+    )
+    effect_grave = forms.CharField(
+        label=_("Effect at phase grave"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    effect_persistente = forms.CharField(
+        label=_("Effect at phase persistente"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    def __init__(self, *args, campaign: Campaign, entry: CatalogueEntry | None = None, **kwargs):
+        if entry is not None and "initial" not in kwargs:
+            kwargs["initial"] = {
+                f: getattr(entry, f)
+                for f in (
+                    "name",
+                    "kind",
+                    "effect",
+                    "effect_leve",
+                    "effect_grave",
+                    "effect_persistente",
+                )
+            }
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.entry = entry
+        if entry is not None:
+            # Events name an entry: renaming it would cut the log off from its text.
+            for field in ("name", "kind"):
+                self.fields[field].disabled = True
+            self.fields["name"].help_text = _(
+                "The log refers to the entry by its name, so the name cannot change."
+            )
+            if entry.kind == CatalogueEntry.Kind.ESPECIAL:
+                for field in PHASE_FIELDS:
+                    del self.fields[field]
+
+    def texts(self) -> dict[str, str]:
+        """The effect texts the form shows (an E.Esp has no phases)."""
+        return {
+            f: self.cleaned_data[f] for f in ("effect", *PHASE_FIELDS) if f in self.cleaned_data
+        }
+
+    def clean_name(self) -> str:
+        name = catalogue_name_normalize(self.cleaned_data["name"])
+        if self.entry is None and self.campaign.catalogue.filter(name=name).exists():
+            raise ValidationError(
+                _("The catalogue already has an entry called “%(name)s”."),
+                params={"name": name},
+                code="catalogue_name_taken",
+            )
+        return name
 
 
-def roll_save(*, check: str, character: Character) -> Action:
-    """The app rolls 1d6 against the PJ's score: success when the die is at most the score."""
-    attribute = CHECKS[check][0]
-    score = (character.attributes or {}).get(attribute)
-    if not isinstance(score, int):
-        raise ValidationError(
-            _("%(name)s has no %(attribute)s score: add it to the PJ, or mark success or failure.")
-            % {"name": character.name, "attribute": attribute}
-        )
-    die = secrets.randbelow(6) + 1
-    event = {"kind": "save", "check": check, "success": die <= score, "ts_roll": die}
-    return Action(event, roll=(die, score))
+class SessionStartForm(forms.Form):
+    title = forms.CharField(
+        label=_("Session title"),
+        required=False,
+        max_length=GameSession._meta.get_field("title").max_length,
+    )
 
 
-def sleep_event(data: QueryDict) -> dict:
-    event: dict = {"kind": "sleep"}
-    hours = (data.get("hours") or "").strip()
-    if hours:
-        try:
-            value = float(hours.replace(",", "."))
-        except ValueError:
-            raise ValidationError(_("Give the hours of sleep as a number, e.g. 8.")) from None
-        if not math.isfinite(value) or not 0 < value <= 72:
-            raise ValidationError(_("Hours of sleep must be more than 0 and at most 72."))
-        event["hours"] = int(value) if value == int(value) else value
-    if not _flag(data, "descanso", default=True):
-        event["descanso"] = False
-    return event
+class SessionEndForm(forms.Form):
+    recap = forms.CharField(label=_("Recap"), required=False, widget=forms.Textarea)
 
 
-def recover_event(data: QueryDict) -> dict:
-    t, g = _type_grade(data)
-    return {"kind": "recover", "type": t, "grade": g}
+def add_service_error(form: forms.Form, error: ValidationError) -> None:
+    """Show a service's refusal on the form: next to its field when the form has it."""
+    if hasattr(error, "error_dict"):
+        for field, errors in error.error_dict.items():
+            known = field in form.fields and not form.fields[field].disabled
+            form.add_error(field if known else None, errors)
+    else:
+        form.add_error(None, error)
 
 
-def special_event(data: QueryDict) -> Action:
-    name = _text(data, "name").lower()
-    if not name:
-        raise ValidationError(_("Name the E.Esp."))
-    on = _flag(data, "on", default=True)
-    secret = on and _flag(data, "secret")
-    return Action({"kind": "special", "name": name, "on": on}, [name] if secret else [])
+BACKUP_MB = backup.MAX_BYTES // (1024 * 1024)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("Backup file"),
+        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
+        error_messages={"required": _("Choose the backup file to import.")},
+    )
+    name = forms.CharField(
+        label=_("Name"),
+        required=False,
+        max_length=Campaign._meta.get_field("name").max_length,
+        help_text=_("Leave it blank to keep the name in the file."),
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = gettext(
+            "A .json file saved from a campaign's settings (Backup), up to %(mb)s MB."
+        ) % {"mb": BACKUP_MB}
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > backup.MAX_BYTES:
+            raise forms.ValidationError(
+                gettext("The file is larger than %(mb)s MB, the most this page takes.")
+                % {"mb": BACKUP_MB},
+                code="too_large",
+            )
+        return upload

@@ -17,7 +17,6 @@ import rules
 from rules.vocab import TIME_UNITS
 
 from .. import cards
-from ..forms import TIME_MAX
 from ..models import (
     Campaign,
     CatalogueEntry,
@@ -27,6 +26,7 @@ from ..models import (
 )
 from ..services.campaigns import ROUND_SECONDS_MAX
 from ..services.characters import powers_validate, scores_validate
+from ..taps import TIME_MAX
 
 FORMAT = "zodiac-campaign"
 VERSION = 1

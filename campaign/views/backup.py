@@ -9,50 +9,17 @@ be imported shows why (status 422) and writes nothing.
 from collections.abc import AsyncIterator, Iterator
 
 from asgiref.sync import sync_to_async
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .. import backup
 from ..access import campaign_for_dj
-from ..models import Campaign
-
-_MB = backup.MAX_BYTES // (1024 * 1024)
-
-
-class ImportForm(forms.Form):
-    file = forms.FileField(
-        label=gettext_lazy("Backup file"),
-        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
-        error_messages={"required": gettext_lazy("Choose the backup file to import.")},
-    )
-    name = forms.CharField(
-        label=gettext_lazy("Name"),
-        required=False,
-        max_length=Campaign._meta.get_field("name").max_length,
-        help_text=gettext_lazy("Leave it blank to keep the name in the file."),
-    )
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["file"].help_text = _(
-            "A .json file saved from a campaign's settings (Backup), up to %(mb)s MB."
-        ) % {"mb": _MB}
-
-    def clean_file(self):
-        upload = self.cleaned_data["file"]
-        if upload.size > backup.MAX_BYTES:
-            raise forms.ValidationError(
-                _("The file is larger than %(mb)s MB, the most this page takes.") % {"mb": _MB},
-                code="too_large",
-            )
-        return upload
+from ..forms import BACKUP_MB, ImportForm
 
 
 @require_http_methods(["GET", "POST"])
@@ -96,7 +63,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
                 return redirect("board", slug=campaign.slug)
     else:
         form = ImportForm()
-    context = {"form": form, "max_mb": _MB}
+    context = {"form": form, "max_mb": BACKUP_MB}
     return render(request, "campaign/campaign_import.html", context, status=status)
 
 

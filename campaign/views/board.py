@@ -1,6 +1,6 @@
 """The DJ's table: the board of condition cards, and every action taken from it.
 
-A view parses the tap (campaign.forms), records the event (campaign.services; the rules
+A view parses the tap (campaign.taps), records the event (campaign.services; the rules
 decide) and answers with the fresh card plus out-of-band pieces (toast, clock, recent
 events). htmx requests get fragments; plain form posts are redirected to the board.
 Only the campaign's DJ reaches any of this: everyone else gets 404.
@@ -19,7 +19,7 @@ import rules
 from rules import RuleError
 from rules.vocab import ESPECIFICOS
 
-from .. import cards, forms, selectors, services
+from .. import cards, selectors, services, taps
 from ..access import campaign_for_dj, character_for_dj
 from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown
 from ..history.words import event_summary
@@ -95,7 +95,7 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
 def _record(
     request: HttpRequest,
     campaign: Campaign,
-    action: forms.Action,
+    action: taps.Action,
     character: Character | None,
 ) -> StateEvent:
     with transaction.atomic():
@@ -112,37 +112,37 @@ def _record(
     return record
 
 
-def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> forms.Action:
+def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> taps.Action:
     data = request.POST
     action = data.get("action", "")
     if action == "suffer":
-        return forms.suffer_event(data, especificos=campaign.especificos)
+        return taps.suffer_event(data, especificos=campaign.especificos)
     if action in ("heal", "surgery"):
         healers = selectors.board_characters(campaign=campaign)
-        return forms.Action(
-            forms.treatment_event(data, kind=action, character=character, healers=healers)
+        return taps.Action(
+            taps.treatment_event(data, kind=action, character=character, healers=healers)
         )
     if action == "roll":
-        return forms.roll_save(check=forms.check_name(data), character=character)
+        return taps.roll_save(check=taps.check_name(data), character=character)
     if action in ("success", "failure"):
-        check = forms.check_name(data)
-        return forms.Action({"kind": "save", "check": check, "success": action == "success"})
+        check = taps.check_name(data)
+        return taps.Action({"kind": "save", "check": check, "success": action == "success"})
     if action == "dismiss":
-        return forms.Action({"kind": "dismiss", "check": forms.check_name(data)})
+        return taps.Action({"kind": "dismiss", "check": taps.check_name(data)})
     if action in ("safe", "turn_end"):
-        return forms.Action({"kind": action})
+        return taps.Action({"kind": action})
     if action == "progress":
-        return forms.Action({"kind": "progress", "type": "afeccion"})
+        return taps.Action({"kind": "progress", "type": "afeccion"})
     if action in ("wake", "wake_forced"):
-        return forms.Action({"kind": "wake", "forced": action == "wake_forced"})
+        return taps.Action({"kind": "wake", "forced": action == "wake_forced"})
     if action == "sleep":
-        return forms.Action(forms.sleep_event(data))
+        return taps.Action(taps.sleep_event(data))
     if action == "recover":
-        return forms.Action(forms.recover_event(data))
+        return taps.Action(taps.recover_event(data))
     if action == "special":
-        return forms.special_event(data)
+        return taps.special_event(data)
     if action == "time":
-        return forms.Action(forms.time_event(data))
+        return taps.Action(taps.time_event(data))
     raise UnknownAction(action)
 
 

@@ -9,8 +9,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .. import services
+from ..forms import CampaignForm, add_service_error
 from ..selectors import membership_list_for_user, played_characters
-from ..setup_forms import CampaignForm, add_service_error
 
 
 @require_GET

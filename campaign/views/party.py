@@ -16,7 +16,7 @@ from django_htmx.http import reswap, retarget
 
 from rules import RuleError
 
-from .. import cards, forms, selectors, services
+from .. import cards, selectors, services, taps
 from ..access import campaign_for_dj
 from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
@@ -100,7 +100,7 @@ def party_time(request: HttpRequest, slug: str) -> HttpResponse:
     """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     try:
-        event = forms.time_event(request.POST)
+        event = taps.time_event(request.POST)
         record = _party_record(request, campaign, event)
     except ValidationError as err:
         return _party_refuse(request, campaign, " ".join(err.messages), 422)

@@ -16,8 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from .. import selectors, services
 from ..access import campaign_for_dj, character_for_dj
-from ..models import Campaign, CatalogueEntry, Character
-from ..setup_forms import (
+from ..forms import (
     REGENERACION,
     CampaignForm,
     CatalogueEntryForm,
@@ -27,6 +26,7 @@ from ..setup_forms import (
     add_service_error,
     scores_in_order,
 )
+from ..models import Campaign, CatalogueEntry, Character
 
 
 def _data(request: HttpRequest):

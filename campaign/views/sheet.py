@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from rules import RuleError
 
-from .. import cards, forms, selectors, services
+from .. import cards, selectors, services, taps
 from ..access import character_for_viewer
 from ..history.words import event_summary
 from ..live import parts
@@ -91,7 +91,7 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = membership.campaign
     error, toast, status = "", None, 200
     try:
-        action = forms.roll_save(check=forms.check_name(request.POST), character=character)
+        action = taps.roll_save(check=taps.check_name(request.POST), character=character)
         record = services.event_record(
             campaign=campaign,
             character=character,

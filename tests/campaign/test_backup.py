@@ -19,7 +19,6 @@ from django.utils import timezone, translation
 
 from campaign import backup, services
 from campaign.backup import BackupError, campaign_import, export_chunks
-from campaign.forms import roll_save
 from campaign.history.replay import campaign_replay_check
 from campaign.models import (
     Campaign,
@@ -30,6 +29,7 @@ from campaign.models import (
     Membership,
     StateEvent,
 )
+from campaign.taps import roll_save
 from rules import initial_state, public_state
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 

@@ -533,7 +533,7 @@ def shock_grave_check(client, campaign, pj):
 
 def test_roll_uses_the_pjs_score_and_records_the_die(dj_client, campaign, aiko, monkeypatch):
     shock_grave_check(dj_client, campaign, aiko)
-    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 1)  # a 2 on the die
+    monkeypatch.setattr("campaign.taps.secrets.randbelow", lambda n: 1)  # a 2 on the die
 
     html = act(dj_client, campaign, aiko, action="roll", check="shock_grave_fin_turno")
     html = html.content.decode()
@@ -546,7 +546,7 @@ def test_roll_uses_the_pjs_score_and_records_the_die(dj_client, campaign, aiko, 
 
 def test_a_failed_roll(dj_client, campaign, aiko, monkeypatch):
     shock_grave_check(dj_client, campaign, aiko)
-    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 5)  # a 6 against VOL 3
+    monkeypatch.setattr("campaign.taps.secrets.randbelow", lambda n: 5)  # a 6 against VOL 3
 
     act(dj_client, campaign, aiko, action="roll", check="shock_grave_fin_turno")
 

@@ -336,9 +336,9 @@ def test_a_double_tapped_roll_shows_the_die_that_was_recorded(
     url = reverse("sheet_roll", args=["kiso", joined.pk])
     check = campaign.characters.get(pk=joined.pk).snapshot.state["pending"][0]["check"]
 
-    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 1)  # a 2 on the die
+    monkeypatch.setattr("campaign.taps.secrets.randbelow", lambda n: 1)  # a 2 on the die
     first = client.post(url, {"check": check, "key": "k1"}, headers=HX).content.decode()
-    monkeypatch.setattr("campaign.forms.secrets.randbelow", lambda n: 5)  # a 6 on the die
+    monkeypatch.setattr("campaign.taps.secrets.randbelow", lambda n: 5)  # a 6 on the die
     again = client.post(url, {"check": check, "key": "k1"}, headers=HX).content.decode()
 
     # The second tap records nothing: its toast is the first roll's, die and all.

@@ -10,6 +10,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from campaign import services
+from campaign.forms import parse_other_scores
 from campaign.models import (
     Campaign,
     CampaignChange,
@@ -19,7 +20,6 @@ from campaign.models import (
     Membership,
     StateEvent,
 )
-from campaign.setup_forms import parse_other_scores
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

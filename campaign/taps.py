@@ -1,0 +1,213 @@
+"""Parse the DJ's taps into SPEC events. Bad input is a ValidationError in the user's language.
+
+Each parser takes the POST data and returns the event to record; the rules engine then
+decides whether the event is allowed (a RuleError), so these only check shape and words.
+"""
+
+import math
+import secrets
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.http import QueryDict
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
+
+from .models import Character
+
+MAX_TEXT = 100
+
+
+@dataclass
+class Action:
+    """What a form asks for: the event, and names to keep from the player (secret)."""
+
+    event: dict
+    secret_names: list[str] = field(default_factory=list)
+    # A die the app rolled for a TS ("Tirar"): (die, score), shown in the toast.
+    roll: tuple[int, int] | None = None
+
+
+def _choice(data: QueryDict, name: str, allowed, message: str) -> str:
+    value = (data.get(name) or "").strip()
+    if value not in allowed:
+        raise ValidationError(message)
+    return value
+
+
+def _flag(data: QueryDict, name: str, default: bool = False) -> bool:
+    value = data.get(name)
+    if value is None or value == "":
+        return default
+    if value in ("1", "true", "on", "yes"):
+        return True
+    if value in ("0", "false", "off", "no"):
+        return False
+    raise ValidationError(_("Unexpected value for %(field)s.") % {"field": name})
+
+
+def _text(data: QueryDict, name: str) -> str:
+    # No NUL: PostgreSQL refuses it in jsonb and in a text column.
+    value = " ".join((data.get(name) or "").replace("\x00", "").split())
+    if len(value) > MAX_TEXT:
+        raise ValidationError(
+            _("Keep it under %(max)s characters.") % {"max": MAX_TEXT}, code="too_long"
+        )
+    return value
+
+
+# The most of each unit one time event may pass. The engine walks every day of it (a day
+# without Curación asks a TS, an Afección moves on): a year takes it some 15 ms, ten
+# thousand days ten seconds and a 3 MB state. Longer stretches are recorded in steps.
+TIME_MAX = {"rounds": 10_000, "minutes": 10_000, "hours": 366 * 24, "days": 366}
+UNIT_NAMES = {
+    "rounds": gettext_lazy("rounds"),
+    "minutes": gettext_lazy("minutes"),
+    "hours": gettext_lazy("hours"),
+    "days": gettext_lazy("days"),
+}
+
+
+def _amount(data: QueryDict, unit: str) -> int | float:
+    raw = (data.get("amount") or "").strip().replace(",", ".")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValidationError(_("Give the amount of time as a number, e.g. 10.")) from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValidationError(_("The amount of time must be more than zero."))
+    if value > TIME_MAX[unit]:
+        raise ValidationError(
+            _("That is too much time at once (at most %(max)s %(unit)s); record it in steps.")
+            % {"max": number_format(TIME_MAX[unit], force_grouping=True), "unit": UNIT_NAMES[unit]}
+        )
+    if unit == "rounds":
+        if value != int(value):
+            raise ValidationError(_("Rounds are counted in whole numbers."))
+        return int(value)
+    return int(value) if value == int(value) else value
+
+
+def time_event(data: QueryDict) -> dict:
+    """A `time` event from amount, unit, activity and calm."""
+    unit = _choice(data, "unit", TIME_UNITS, _("Choose rounds, minutes, hours or days."))
+    event = {"kind": "time", unit: _amount(data, unit)}
+    activity = (data.get("activity") or "activo").strip()
+    if activity not in ACTIVITIES:
+        raise ValidationError(_("Choose an activity: activo, reposo or esfuerzo."))
+    if activity != "activo":
+        event["activity"] = activity
+    if _flag(data, "calm"):
+        event["calm"] = True
+    return event
+
+
+def _type_grade(data: QueryDict) -> tuple[str, str]:
+    """The type and grade of a tap: `type` and `grade`, or one `type_grade` "heridas:leve"."""
+    if data.get("type_grade"):
+        data = data.copy()
+        data["type"], _sep, data["grade"] = data["type_grade"].partition(":")
+    t = _choice(data, "type", TYPES, _("Choose one of the five E.Alt types."))
+    g = _choice(data, "grade", GRADES, _("Choose leve, grave or persistente."))
+    return t, g
+
+
+def suffer_event(data: QueryDict, *, especificos: bool) -> Action:
+    t, g = _type_grade(data)
+    event: dict = {"kind": "suffer", "type": t, "grade": g}
+    secret_names = []
+    if t == "emocion":
+        variant = (data.get("variant") or "").strip()
+        if variant:
+            if variant not in VARIANTS[g]:
+                raise ValidationError(
+                    _("That emotion does not fit the grade: choose %(allowed)s.")
+                    % {"allowed": ", ".join(VARIANTS[g])}
+                )
+            event["variant"] = variant
+        cause = _text(data, "cause")
+        if cause:
+            event["cause"] = cause
+    if t == "afeccion":
+        source = _text(data, "source") or _text(data, "new_source")
+        if source:
+            event["source"] = source.lower()
+            if _flag(data, "secret"):
+                secret_names.append(event["source"])
+    especifico = (data.get("especifico") or "").strip()
+    if especifico:
+        if not especificos:
+            raise ValidationError(_("This campaign does not use specific E.Esp."))
+        if especifico not in ESPECIFICOS.get(t, ()):
+            raise ValidationError(_("That specific E.Esp does not fit this type."))
+        event["especifico"] = especifico
+        if _flag(data, "secret"):
+            secret_names.append(especifico)
+    return Action(event, secret_names)
+
+
+def treatment_event(data: QueryDict, *, kind: str, character: Character, healers) -> dict:
+    """`heal` or `surgery`: who treats (another PJ, or the PJ itself) and whether it worked."""
+    healer = (data.get("healer") or "").strip()
+    success = _flag(data, "success", default=True)
+    event: dict = {"kind": kind, "success": success}
+    if healer == "self":
+        event["by_self"] = True
+        event["healer"] = character.name
+    elif healer:
+        match = next((h for h in healers if str(h.pk) == healer), None)
+        if match is None or match.pk == character.pk:
+            raise ValidationError(_("Choose who treats the wounds."))
+        event["healer"] = match.name
+    return event
+
+
+def check_name(data: QueryDict) -> str:
+    return _choice(data, "check", CHECKS, _("Unknown check."))
+
+
+def roll_save(*, check: str, character: Character) -> Action:
+    """The app rolls 1d6 against the PJ's score: success when the die is at most the score."""
+    attribute = CHECKS[check][0]
+    score = (character.attributes or {}).get(attribute)
+    if not isinstance(score, int):
+        raise ValidationError(
+            _("%(name)s has no %(attribute)s score: add it to the PJ, or mark success or failure.")
+            % {"name": character.name, "attribute": attribute}
+        )
+    die = secrets.randbelow(6) + 1
+    event = {"kind": "save", "check": check, "success": die <= score, "ts_roll": die}
+    return Action(event, roll=(die, score))
+
+
+def sleep_event(data: QueryDict) -> dict:
+    event: dict = {"kind": "sleep"}
+    hours = (data.get("hours") or "").strip()
+    if hours:
+        try:
+            value = float(hours.replace(",", "."))
+        except ValueError:
+            raise ValidationError(_("Give the hours of sleep as a number, e.g. 8.")) from None
+        if not math.isfinite(value) or not 0 < value <= 72:
+            raise ValidationError(_("Hours of sleep must be more than 0 and at most 72."))
+        event["hours"] = int(value) if value == int(value) else value
+    if not _flag(data, "descanso", default=True):
+        event["descanso"] = False
+    return event
+
+
+def recover_event(data: QueryDict) -> dict:
+    t, g = _type_grade(data)
+    return {"kind": "recover", "type": t, "grade": g}
+
+
+def special_event(data: QueryDict) -> Action:
+    name = _text(data, "name").lower()
+    if not name:
+        raise ValidationError(_("Name the E.Esp."))
+    on = _flag(data, "on", default=True)
+    secret = on and _flag(data, "secret")
+    return Action({"kind": "special", "name": name, "on": on}, [name] if secret else [])
