@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from rules import texts
 from rules.state import modifier_sources
-from rules.vocab import CHECKS, GRADES, MODIFIED_SCORES, OBSTACULO, TYPES
+from rules.vocab import CHECKS, DERIVED_SPECIALS, GRADES, MODIFIED_SCORES, OBSTACULO, TYPES
 
 from . import selectors
 from .models import Campaign, Character
@@ -119,9 +119,6 @@ class Card:
         return [row for row in self.rows if row.active]
 
 
-DERIVED = ("desprevenido", "inconsciente", "dormido")
-
-
 def _ask(type_: str, grade: str, especificos: bool) -> str:
     """Which second tap applying `type_` at `grade` needs (a variant, a source...)."""
     if type_ == "emocion" and grade in ("leve", "grave"):
@@ -166,7 +163,7 @@ def build(
         row = TypeRow(type_, texts.TYPE_LABELS[type_][code], boxes, active)
         if active:
             variant = state["emotion"][active] if type_ == "emocion" else None
-            shown = texts.card(type_, active, variant, lang=code)
+            shown = texts.card(type_, active, variant, lang=code, engine=state.get("engine"))
             row.title, row.effect, row.ends = shown["title"], shown["effect"], shown["ends"]
             row.rules = TYPE_RULES[type_]
             if type_ in ("heridas", "fatiga"):
@@ -186,7 +183,7 @@ def build(
         effect = getattr(entry, "effect", "") or (
             texts.SPECIALS[name][code]["effect"] if name in texts.SPECIALS else ""
         )
-        removable = name in given if given is not None else name not in DERIVED
+        removable = name in given if given is not None else name not in DERIVED_SPECIALS
         specials.append(
             Chip(name, texts.special_label(name, code), effect, name in secret, removable)
         )

@@ -22,6 +22,8 @@ _T_WAKE, _T_INFECCION, _T_SIN_DESCANSO, _T_DEFERRED, _T_ESFUERZO = 5, 6, 7, 8, 9
 
 def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None:
     """Move the clock to `target`, firing every timer that falls on the way, in time order."""
+    if target > c.clock:
+        c.turn_ended = False  # time passing starts a new round (R13)
     while True:
         asleep = c.asleep
         act = "reposo" if asleep else activity
@@ -51,7 +53,7 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
                     best, kind = t, _T_EMOCION
         s = marks["shock"]
         if s & LEVE:
-            t = since["shock.leve"] + c.opt["round_seconds"]
+            t = since["shock.leve"] + c.opt["round_seconds"] * c.shock_leve_rounds
             if t < best:
                 best, kind = t, _T_SHOCK_LEVE
         if c.shock_end is not None and c.shock_end < best:

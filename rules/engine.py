@@ -80,6 +80,8 @@ class Char:
         "calm_since",
         "esfuerzo_since",
         "esfuerzo_minutes",
+        "turn_ended",
+        "shock_leve_rounds",
         # not stored: the options and the effects of the event being applied
         "opt",
         "fx",
@@ -113,14 +115,22 @@ class Char:
         self.calm_since = 0
         self.esfuerzo_since: int | None = None
         self.esfuerzo_minutes = 0  # R27: whole minutes of the streak already judged
+        self.turn_ended = False  # a turn_end since time last passed (R13, v2.1)
+        self.shock_leve_rounds = 1  # round passes the marked Shock leve lasts without a turn end
         self.opt = OPTION_DEFAULTS
         self.fx: list[Effect] | None = None
 
     # -- persistence -------------------------------------------------------------------------
 
     _STORED = __slots__[:-2]
-    # Keys added by rules v2: a state stored before them resumes with these values.
-    _ADDED = {"faint": False, "sleep_descanso": True, "esfuerzo_minutes": 0}
+    # Keys added by rules v2 and v2.1: a state stored before them resumes with these values.
+    _ADDED = {
+        "faint": False,
+        "sleep_descanso": True,
+        "esfuerzo_minutes": 0,
+        "turn_ended": False,
+        "shock_leve_rounds": 1,
+    }
 
     def to_engine(self) -> dict:
         return _copy_containers({name: getattr(self, name) for name in self._STORED})
@@ -129,7 +139,7 @@ class Char:
     def from_engine(cls, d: dict) -> Char:
         c = cls.__new__(cls)
         try:
-            if "faint" not in d:
+            if not d.keys() >= cls._ADDED.keys():
                 d = {**cls._ADDED, **d}
             for name, value in _copy_containers({n: d[n] for n in cls._STORED}).items():
                 setattr(c, name, value)
@@ -155,7 +165,11 @@ class Char:
             return
         self.marks[t] |= bit
         self.since[t + "." + g] = self.clock
-        if t == "heridas":
+        if t == "shock" and g == "leve":
+            # R13 (v2.1): it takes the PJ's next turn. Without turn ends recorded, that is
+            # this round's if the PJ's turn is still to come, else the next round's.
+            self.shock_leve_rounds = 2 if self.turn_ended else 1
+        elif t == "heridas":
             if g == "grave":
                 self.infection_days = 0
             elif g == "persistente":

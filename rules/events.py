@@ -223,8 +223,11 @@ def on_time(c: Char, ev: dict, index: int, dice: Dice) -> None:
 
 
 def on_turn_end(c: Char, ev: dict, index: int, dice: Dice) -> None:
+    # R13: the turn a Shock leve took is over; a Shock grave asks for its TS VOL.
+    c.unmark("shock", "leve", "R13")
     if c.marks["shock"] & GRAVE:
         c.raise_check("shock_grave_fin_turno")
+    c.turn_ended = True
 
 
 def on_sleep(c: Char, ev: dict, index: int, dice: Dice) -> None:

@@ -133,10 +133,10 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
         "After a Long rest.",
     ),
     ("shock", "leve"): _card_text(
-        "Aturdido: sin acciones esta Ronda; desprevenido.",
-        "Al pasar la Ronda.",
-        "Stunned: no actions this round; off guard.",
-        "When the round is over.",
+        "Aturdido: pierde su próximo Turno; desprevenido.",
+        "Al final de su próximo Turno (sin fin de Turno anotado, al pasar la Ronda).",
+        "Stunned: loses its next turn; off guard.",
+        "At the end of its next turn (with no turn end recorded, when the round is over).",
     ),
     ("shock", "grave"): _card_text(
         "Aturdido: no puede actuar; desprevenido.",
@@ -205,14 +205,34 @@ def _title(type_: object, grade: object, variant: object, lang: str) -> str:
     return title.strip()
 
 
-def card(type: str, grade: str, variant: str | None = None, lang: str = "es") -> dict[str, str]:
+# R13 (v2.1): a Shock leve marked after the PJ's turn ended this round takes next round's.
+_SHOCK_LEVE_NEXT_ROUND = {
+    "es": "Al final de su próximo Turno, el de la Ronda siguiente (sin fin de Turno anotado, "
+    "al pasar esa Ronda).",
+    "en": "At the end of its next turn, next round's (with no turn end recorded, when that "
+    "round is over).",
+}
+
+
+def card(
+    type: str,
+    grade: str,
+    variant: str | None = None,
+    lang: str = "es",
+    *,
+    engine: dict | None = None,
+) -> dict[str, str]:
     """Return the card for an E.Alt as {"title", "effect", "ends"}.
 
-    Unknown lang falls back to Spanish; an unknown type, grade or variant raises KeyError.
+    `engine` (a stored state's engine part) makes "ends" exact where it depends on more
+    than the grade. Unknown lang falls back to Spanish; an unknown type, grade or variant
+    raises KeyError.
     """
     code = _lang(lang)
     key = (type, grade, variant) if variant else (type, grade)
-    text = CARDS[key][code]
+    text = dict(CARDS[key][code])
+    if key == ("shock", "leve") and (engine or {}).get("shock_leve_rounds") == 2:
+        text["ends"] = _SHOCK_LEVE_NEXT_ROUND[code]
     return {"title": _title(type, grade, variant, code), **text}
 
 

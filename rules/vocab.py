@@ -39,7 +39,7 @@ CHECKS = {
 }
 
 # E.Esp that the engine derives from Shock and sleep; the DJ cannot give or take them.
-DERIVED_SPECIALS = ("inconsciente", "dormido")
+DERIVED_SPECIALS = ("desprevenido", "inconsciente", "dormido")
 
 SPECIALS = (
     "incapacitado",

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 import rules
 from rules import RuleError
-from rules.vocab import ESPECIFICOS
+from rules.vocab import DERIVED_SPECIALS, ESPECIFICOS
 
 from .. import cards, selectors, services, taps
 from ..access import campaign_for_dj, character_for_dj
@@ -224,7 +224,9 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
         "especificos": ESPECIFICOS,
         "regeneracion": "regeneracion" in (character.powers or []),
         "special_names": sorted(
-            name for name, e in catalogue.items() if e.kind == CatalogueEntry.Kind.ESPECIAL
+            name
+            for name, e in catalogue.items()
+            if e.kind == CatalogueEntry.Kind.ESPECIAL and name not in DERIVED_SPECIALS
         ),
     }
     if kind == "more":

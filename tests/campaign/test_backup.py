@@ -114,7 +114,7 @@ def rich(db):
     record(campaign, mei, {"kind": "wake", "forced": True})
     # Voided out of order: the later event first, then the earlier one.
     earlier = record(campaign, aiko, suffer("shock", "leve"))
-    later = record(campaign, aiko, {"kind": "special", "name": "desprevenido", "on": True})
+    later = record(campaign, aiko, {"kind": "special", "name": "derribado", "on": True})
     services.event_void(event=later, actor=aiko_p, reason="Se adelantó")
     services.event_void(event=earlier, actor=dj)
     record(campaign, None, {"kind": "time", "days": 1})

@@ -222,3 +222,42 @@ def test_replay_check_fix_refuses_a_campaign_whose_log_no_longer_replays(
         )
     }
     assert kiso_after == kiso_before
+
+
+@pytest.mark.django_db
+def test_replay_check_fix_brings_a_campaign_stored_under_v2_to_v21(
+    monkeypatch, campaign, aiko, kenji
+):
+    """Rules v2.1 (R13): Shock leve ends at the PJ's next turn end, and lasts into the next
+    round when its turn had already ended. A log stored under v2 folds anew."""
+    from campaign import services
+    from rules import events as rule_events
+    from rules import public_state as rules_public
+    from rules.vocab import GRAVE
+
+    def v2_turn_end(c, ev, index, dice):
+        if c.marks["shock"] & GRAVE:
+            c.raise_check("shock_grave_fin_turno")
+
+    def record(character, event):
+        services.event_record(campaign=campaign, character=character, event=event)
+
+    with monkeypatch.context() as patch:
+        patch.setitem(rule_events.HANDLERS, "turn_end", v2_turn_end)
+        record(aiko, {"kind": "suffer", "type": "shock", "grade": "leve"})
+        turn = services.event_record(campaign=campaign, character=aiko, event={"kind": "turn_end"})
+        record(kenji, {"kind": "turn_end"})
+        record(kenji, {"kind": "suffer", "type": "shock", "grade": "leve"})
+        record(None, {"kind": "time", "rounds": 1})  # v2: Kenji's Shock ends here
+    with pytest.raises(CommandError):
+        run("replay_check")
+
+    output = run("replay_check", "--fix")
+
+    # Kenji was shocked after his turn: v2.1 gives it next round's turn.
+    assert "CHANGED kiso/Kenji:" in output and "marks.shock: [] → ['leve']" in output
+    assert "CHANGED kiso/Aiko" not in output  # the round ended hers under v2 too
+    assert "2 PJ match" in run("replay_check")
+    # ...but her turn end, which v2 left her in Shock after, now ends it.
+    after_turn = EventSnapshot.objects.get(event=turn, character=aiko).state
+    assert rules_public(after_turn)["marks"]["shock"] == []

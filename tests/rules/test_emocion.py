@@ -85,6 +85,13 @@ def test_r14_decision_persistente_already_marked_nothing_more_happens():
     assert after["specials"] == before["specials"]
 
 
+def test_r14_v21_an_especifico_named_on_abatimiento_is_gained():
+    state = state_of(terror(), miedo(), euforia(especifico="fobia"), especificos=True)
+    assert "fobia" in state["specials"]
+    assert marks(state, "emocion") == ["grave", "persistente"]
+    assert state["emotion"]["persistente"] == "abatimiento"
+
+
 # --- R15 leve variants --------------------------------------------------------------------
 
 

@@ -242,6 +242,11 @@ def test_error_recover_of_the_sleeps_shock():
     assert_error([SLEEP, recover("shock", "persistente")], "recover_sleep")
 
 
+@pytest.mark.parametrize("name", ["desprevenido", "inconsciente", "dormido"])
+def test_error_v21_special_cannot_give_an_e_esp_the_rules_derive(name):
+    assert_error([special(name, True)], "special_derived")
+
+
 def test_error_special_off_for_an_e_esp_the_pj_does_not_have():
     assert_error([special("derribado", True), special("lesion", False)], "special_missing")
 

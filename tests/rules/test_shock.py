@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+import rules
 from tests.rules.helpers import (
     TURN_END,
     error_of,
@@ -194,10 +195,33 @@ def test_r13_shock_leve_ends_when_longer_time_passes():
     assert marks(state_of(suffer("shock", "leve"), time("reposo", hours=1)), "shock") == []
 
 
-def test_r13_turn_end_does_not_end_shock_leve():
+def test_r13_v21_shock_leve_ends_at_the_pjs_next_turn_end():
     state = state_of(suffer("shock", "leve"), TURN_END)
-    assert marks(state, "shock") == ["leve"]
-    assert pending(state) == []
+    assert marks(state, "shock") == []
+    assert state["can_act"] is True and pending(state) == []
+
+
+def test_r13_v21_shocked_after_its_turn_it_loses_the_next_rounds_turn():
+    after_its_turn = [TURN_END, suffer("shock", "leve")]
+    assert marks(state_of(*after_its_turn, time(rounds=1)), "shock") == ["leve"]
+    assert marks(state_of(*after_its_turn, time(rounds=1), TURN_END), "shock") == []
+    # Without a turn end recorded, the second round pass ends it.
+    assert marks(state_of(*after_its_turn, time(rounds=2)), "shock") == []
+    assert marks(state_of(*after_its_turn, time(rounds=1), time(rounds=1)), "shock") == []
+
+
+def test_r13_v21_time_passing_starts_a_new_round_for_its_turn():
+    # Its turn ended, then a round passed: shocked now, its turn is still to come.
+    state = state_of(TURN_END, time(rounds=1), suffer("shock", "leve"), time(rounds=1))
+    assert marks(state, "shock") == []
+
+
+def test_r13_v21_a_stored_state_from_before_resumes_as_a_turn_still_to_come():
+    stored, _ = rules.apply(None, suffer("shock", "leve", seed=1))
+    engine = dict(stored["engine"])
+    del engine["turn_ended"], engine["shock_leve_rounds"]
+    state, _ = rules.apply({**stored, "engine": engine}, time(rounds=1))
+    assert marks(state, "shock") == []
 
 
 def test_r13_round_seconds_option_sets_the_rounds_length():
@@ -238,7 +262,7 @@ def test_r13_failure_keeps_grave():
     assert pending(state) == []
 
 
-def test_r13_leve_from_a_successful_check_lasts_its_own_round():
+def test_r13_v21_leve_from_a_successful_check_lasts_through_the_next_turn():
     base = [
         suffer("shock", "grave"),
         time(rounds=3),
@@ -246,7 +270,9 @@ def test_r13_leve_from_a_successful_check_lasts_its_own_round():
         save("shock_grave_fin_turno", True, roll=1),
     ]
     assert marks(state_of(*base), "shock") == ["leve"]
-    assert marks(state_of(*base, time(rounds=1)), "shock") == []
+    assert marks(state_of(*base, time(rounds=1)), "shock") == ["leve"]
+    assert marks(state_of(*base, time(rounds=1), TURN_END), "shock") == []
+    assert marks(state_of(*base, time(rounds=2)), "shock") == []
 
 
 def test_r13_checks_pile_up_one_per_turn_end():

@@ -2,6 +2,8 @@
 
 import pytest
 
+import rules
+from rules import texts
 from rules.texts import (
     CARDS,
     CHECKS,
@@ -314,3 +316,20 @@ def test_describe_says_when_a_sleep_cannot_be_a_descanso():
     assert describe(effect) == "Se duerme (8 h), sin contar como Descanso"
     assert describe(effect, "en") == "Falls asleep (8 h), not a Long rest"
     assert describe({**effect, "descanso": True}, "en") == "Falls asleep (8 h)"
+
+
+def test_v21_shock_leve_ends_at_its_next_turn_and_says_which_round():
+    this_round = rules.apply(None, {"kind": "suffer", "type": "shock", "grade": "leve", "seed": 1})[
+        0
+    ]
+    after_turn = rules.apply(None, {"kind": "turn_end", "seed": 1})[0]
+    after_turn = rules.apply(
+        after_turn, {"kind": "suffer", "type": "shock", "grade": "leve", "seed": 2}
+    )[0]
+
+    now = texts.card("shock", "leve", lang="es", engine=this_round["engine"])
+    later = texts.card("shock", "leve", lang="es", engine=after_turn["engine"])
+    english = texts.card("shock", "leve", lang="en", engine=after_turn["engine"])
+
+    assert "próximo Turno" in now["effect"] and "al pasar la Ronda)" in now["ends"]
+    assert "Ronda siguiente" in later["ends"] and "next round's" in english["ends"]
