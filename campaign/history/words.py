@@ -89,8 +89,10 @@ def event_label(event: dict) -> str:
     if kind == "time":
         amount = _amount(event)
         activity = event.get("activity")
-        if activity and activity != "activo":
-            amount += f" ({activity}{', ' + _('calm') if event.get('calm') else ''})"
+        if activity == "reposo":
+            amount += f" ({_('calm reposo') if event.get('calm') else _('reposo')})"
+        elif activity == "esfuerzo":
+            amount += f" ({_('esfuerzo')})"
         return "+" + amount
     if kind == "descanso":
         return _("Descanso (8 h of sleep)")

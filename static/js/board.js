@@ -83,8 +83,8 @@
   document.body.addEventListener("htmx:oobBeforeSwap", (event) => {
     let target = event.detail.target;
     if (!target) return;
-    if (target.id === "clockbar" && target.querySelector("details.menu[open]")) {
-      event.detail.shouldSwap = false; // time the DJ is typing in "Other time…"
+    if (target.id === "clockbar") {
+      typing = menuState(target); // the time the DJ is typing in "Other time…" stays
     } else if (target.classList && target.classList.contains("pj-card")) {
       if (target.querySelector(".ask-slot > *")) {
         event.detail.shouldSwap = false;
@@ -96,6 +96,10 @@
   });
   document.body.addEventListener("htmx:oobAfterSwap", (event) => {
     let target = event.detail.target;
+    if (target && target.id === "clockbar" && typing) {
+      restoreMenu(document.getElementById("clockbar"), typing);
+      typing = null;
+    }
     if (target && target.id && target.id.indexOf("pj-") === 0) {
       let card = document.getElementById(target.id);
       if (card) afterCardSwap(card);
@@ -109,6 +113,56 @@
     let target = event.detail.target;
     let card = target && target.id ? document.getElementById(target.id) : null;
     if (card && card.classList.contains("pj-card")) afterCardSwap(card);
+  });
+
+  // -- "More actions": its forms are asked for when it opens (the link is the page of them
+  // without JavaScript), again each time its card is new.
+  board.addEventListener("toggle", (event) => {
+    const more = event.target;
+    if (!more.matches || !more.matches("details.more") || !more.open) return;
+    const slot = more.querySelector(".more-slot");
+    const link = slot && slot.querySelector("a[href]");
+    if (link) htmx.ajax("GET", link.getAttribute("href"), { target: slot, swap: "innerHTML" });
+  }, true);
+
+  // -- "Other time…": an open menu keeps what is typed in it across the clock bar's swap,
+  // closes once its time is sent, on Escape and on a click elsewhere.
+  let typing = null;
+  function menuState(bar) {
+    const menu = bar.querySelector("details.menu[open]");
+    if (!menu) return null;
+    const fields = [...menu.querySelectorAll("input:not([type=hidden]), select")];
+    return fields.map((field) => {
+      return { name: field.name, value: field.value, checked: field.checked };
+    });
+  }
+  function restoreMenu(bar, fields) {
+    const menu = bar && bar.querySelector("details.menu");
+    if (!menu) return;
+    menu.open = true;
+    fields.forEach((was) => {
+      menu.querySelectorAll(`[name="${was.name}"]`).forEach((field) => {
+        if (field.type === "radio") {
+          if (field.value === was.value) field.checked = was.checked;
+        } else if (field.type === "checkbox") {
+          field.checked = was.checked;
+        } else {
+          field.value = was.value;
+        }
+      });
+    });
+  }
+  function closeMenus(except) {
+    board.querySelectorAll("details.menu[open]").forEach((menu) => {
+      if (menu !== except) menu.open = false;
+    });
+  }
+  board.addEventListener("submit", (event) => {
+    const menu = event.target.closest("details.menu");
+    if (menu) menu.open = false;
+  });
+  document.addEventListener("click", (event) => {
+    closeMenus(event.target.closest ? event.target.closest("details.menu") : null);
   });
 
   // -- a tap that failed: said on its card (live.js says so for one left unanswered) -----
@@ -164,6 +218,14 @@
   }
 
   document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      const menu = board.querySelector("details.menu[open]");
+      if (menu) {
+        menu.open = false;
+        menu.querySelector("summary").focus();
+        return;
+      }
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     if (target.closest && target.closest("input, textarea, select, [contenteditable]")) return;

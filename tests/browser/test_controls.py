@@ -1,0 +1,209 @@
+"""Every control of the board closes and recovers: the second-tap choosers, "Otro tiempo…"
+and "Más acciones", with JavaScript and without."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.models import StateEvent
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj, especificos=True)
+    party = {
+        name: CharacterFactory(
+            campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 3}
+        )
+        for name in ("Aiko", "Kenji")
+    }
+    return {"dj": dj, "campaign": campaign, "party": party, "url": f"{app_url}/c/kiso/"}
+
+
+def open_board(browser, app_url, table, *, width=1280, javascript=True):
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, locale="es-ES", java_script_enabled=javascript
+    )
+    log_in(context, app_url, table["dj"])
+    page = context.new_page()
+    page.goto(table["url"])
+    if javascript:
+        expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def ask(page, name):
+    return card(page, name).locator(".ask-slot")
+
+
+# -- the second-tap choosers ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("box", "title"),
+    [
+        ("Emoción leve", "Emoción leve: ¿cuál?"),
+        ("Emoción grave", "Emoción grave: ¿cuál, y qué la causa?"),
+        ("Afección leve", "¿qué enfermedad o veneno?"),
+        ("Heridas persistente", "Heridas persistente: ¿qué E.Esp específico?"),
+    ],
+)
+def test_cancel_closes_each_chooser(browser, app_url, table, box, title):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+
+    aiko.get_by_role("button", name=box).click()
+    expect(ask(page, "Aiko")).to_contain_text(title)
+    ask(page, "Aiko").get_by_role("button", name="Cancelar").click()
+
+    expect(ask(page, "Aiko")).to_be_empty()
+    # The card is usable again: another chooser opens.
+    aiko.get_by_role("button", name="Emoción leve").click()
+    expect(ask(page, "Aiko")).to_contain_text("Emoción leve: ¿cuál?")
+
+
+def test_opening_another_box_replaces_the_open_chooser(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+
+    aiko.get_by_role("button", name="Emoción grave").click()
+    expect(ask(page, "Aiko")).to_contain_text("Emoción grave")
+    aiko.get_by_role("button", name="Heridas persistente").click()
+    expect(ask(page, "Aiko")).to_contain_text("Heridas persistente")
+    aiko.get_by_role("button", name="Afección leve").click()
+
+    expect(ask(page, "Aiko")).to_contain_text("¿qué enfermedad o veneno?")
+    expect(ask(page, "Aiko").locator(".ask")).to_have_count(1)
+    screenshot(page, "board-chooser-1280")
+
+
+def test_a_chooser_open_on_a_card_that_changed_elsewhere_recovers(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+    aiko.get_by_role("button", name="Emoción grave").click()
+    expect(ask(page, "Aiko")).to_contain_text("Emoción grave")
+
+    services.event_record(
+        campaign=table["campaign"],
+        character=table["party"]["Aiko"],
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    page.wait_for_timeout(1500)  # the change reaches the page; the chooser stays open
+    ask(page, "Aiko").get_by_role("button", name="Cancelar").click()
+
+    expect(ask(page, "Aiko")).to_be_empty()
+    expect(card(page, "Aiko").get_by_text("Fatiga Leve")).to_be_visible()
+    card(page, "Aiko").get_by_role("button", name="Emoción leve").click()
+    expect(ask(page, "Aiko")).to_contain_text("Emoción leve: ¿cuál?")
+
+
+# -- "Otro tiempo…" -----------------------------------------------------------------------
+
+
+def test_other_time_closes_after_use_and_on_escape(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    menu = page.locator("#clockbar details.menu")
+
+    menu.locator("summary").click()
+    expect(menu).to_have_attribute("open", "")
+    menu.get_by_label("Cantidad").fill("15")
+    menu.get_by_role("button", name="Dejar pasar el tiempo").click()
+
+    expect(page.locator("#clock")).to_contain_text("00:15")
+    expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
+    page.locator("#clockbar details.menu summary").click()
+    expect(page.locator("#clockbar details.menu")).to_have_attribute("open", "")
+    page.keyboard.press("Escape")
+    expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
+
+
+def test_the_board_keeps_updating_while_other_time_is_open(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu").get_by_label("Cantidad").fill("25")
+
+    services.event_record(
+        campaign=table["campaign"], character=None, event={"kind": "time", "minutes": 10}
+    )
+
+    expect(page.locator("#clock")).to_contain_text("00:10")
+    expect(card(page, "Aiko").get_by_role("button", name="Heridas leve")).to_be_visible()
+    # What the DJ was typing is still there.
+    menu = page.locator("#clockbar details.menu")
+    expect(menu).to_have_attribute("open", "")
+    expect(menu.get_by_label("Cantidad")).to_have_value("25")
+    # A tap elsewhere closes it, and the board shows what that tap did.
+    page.locator("#clockbar").get_by_role("button", name="+1 min").click()
+    expect(page.locator("#clock")).to_contain_text("00:11")
+    expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
+
+
+# -- "Más acciones" -------------------------------------------------------------------------
+
+
+def test_more_actions_stays_on_the_board_after_any_action(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+
+    aiko.get_by_role("button", name="Heridas leve").click()
+    expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
+    aiko.locator("details.more summary").click()
+    expect(aiko.get_by_role("button", name="Curación")).to_be_visible()
+    expect(aiko.get_by_role("link", name="Abrir las acciones")).to_have_count(0)
+
+    aiko.get_by_label("Reposo (en calma), minutos").fill("2")
+    aiko.get_by_role("button", name="Reposar").click()
+    expect(page.locator("#toasts")).to_contain_text("+2 min (reposo en calma)")
+    expect(aiko.get_by_role("button", name="Curación")).to_be_visible()
+    aiko.get_by_role("button", name="Curación").click()
+    expect(ask(page, "Aiko")).to_contain_text("Curación: ¿quién la aplica?")
+
+
+def test_more_actions_without_javascript(browser, app_url, table):
+    page = open_board(browser, app_url, table, javascript=False)
+    services.event_record(
+        campaign=table["campaign"],
+        character=table["party"]["Aiko"],
+        event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+    )
+    page.reload()
+
+    card(page, "Aiko").locator("details.more summary").click()
+    card(page, "Aiko").get_by_role("link", name="Abrir las acciones").click()
+    page.get_by_role("button", name="Curación").click()
+    expect(page.get_by_text("Curación: ¿quién la aplica?")).to_be_visible()
+    page.get_by_role("button", name="Kenji").click()
+
+    expect(page).to_have_url(table["url"])
+    expect(card(page, "Aiko").get_by_text("Heridas")).to_be_visible()
+    expect(page.get_by_text("Curación")).not_to_have_count(0)
+    kinds = StateEvent.objects.filter(character=table["party"]["Aiko"]).values_list(
+        "event__kind", flat=True
+    )
+    assert "heal" in list(kinds)
+
+
+def test_the_more_actions_page_works_with_javascript_too(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = table["party"]["Aiko"]
+    services.event_record(
+        campaign=table["campaign"],
+        character=aiko,
+        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+    )
+    page.goto(f"{table['url']}pj/{aiko.pk}/elegir/more/")
+
+    page.get_by_role("button", name="Curación").click()
+    expect(page.get_by_text("Curación: ¿quién la aplica?")).to_be_visible()
+    page.get_by_role("button", name="Kenji").click()
+
+    expect(page).to_have_url(table["url"])
+    expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    screenshot(page, "board-after-page-heal-1280")
