@@ -95,12 +95,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Unknown check: '{value}'.",
     ),
     "check_not_pending": (
-        "No hay ninguna tirada «{value}» pendiente.",
-        "There is no pending '{value}' check.",
+        "No queda pendiente ninguna «{value}».",
+        "No '{value}' is pending.",
     ),
     "check_mandatory": (
-        "La tirada «{value}» es obligatoria: hay que resolverla, no se puede descartar.",
-        "The '{value}' check is mandatory: resolve it, it cannot be dismissed.",
+        "«{value}» es obligatoria: hay que resolverla, no se puede descartar.",
+        "'{value}' is mandatory: resolve it, it cannot be dismissed.",
     ),
     "asleep_already": (
         "El PJ ya está dormido.",
@@ -186,7 +186,7 @@ class RuleError(ValueError):
 
     def message(self, lang: str = "es") -> str:
         """The reason alone, in the UI's language (Spanish unless `lang` is "en")."""
-        from rules.texts import GRADE_LABELS, TYPE_LABELS  # texts imports nothing back
+        from rules.texts import CHECKS, GRADE_LABELS, SPECIALS, TYPE_LABELS  # no import back
 
         lang = "en" if str(lang).lower().startswith("en") else "es"
         params = dict(self.params)
@@ -195,6 +195,12 @@ class RuleError(ValueError):
             value = params.get(key)
             if isinstance(value, str) and value in table:
                 params[key] = table[value][lang]
+        # A check or an E.Esp as the cards name it ("TS VOL: salir de Shock grave").
+        value = params.get("value")
+        if isinstance(value, str) and self.code.startswith("check_") and value in CHECKS:
+            params["value"] = CHECKS[value][lang]["label"]
+        elif isinstance(value, str) and self.code.startswith("special_") and value in SPECIALS:
+            params["value"] = SPECIALS[value][lang]["label"]
         es, en = MESSAGES[self.code]
         return (en if lang == "en" else es).format(**params)
 

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 import rules
 from rules import RuleError
 
+from ..history.words import event_label
 from ..live.channel import change_record
 from ..models import (
     Campaign,
@@ -49,13 +50,14 @@ class EventVoidRefused(ValueError):
         lang = (lang or translation.get_language() or "es")[:2]
         with translation.override(lang):
             text = _(
-                "Event #%(seq)s cannot be voided: event #%(blocking)s (%(kind)s, "
-                "%(character)s) would no longer be valid: %(reason)s"
+                "#%(seq)s cannot be voided: %(character)s's #%(blocking)s (%(what)s) would no "
+                "longer hold. %(reason)s"
             )
+            what = event_label(self.blocking_event.event)
         return text % {
             "seq": self.event.seq,
             "blocking": self.blocking_event.seq,
-            "kind": self.blocking_event.kind,
+            "what": what,
             "character": self.character.name,
             "reason": self.error.message(lang),
         }

@@ -8,8 +8,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.template.loader import render_to_string
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
@@ -48,13 +49,15 @@ def _render_board_part(
     return HttpResponse(html, status=status)
 
 
-def _party_refuse(request: HttpRequest, campaign: Campaign, message: str, status: int):
+def _party_refuse(
+    request: HttpRequest, campaign: Campaign, message: str, status: int, *, slot: str = "time-error"
+):
+    """A refusal in the error line next to the control that was used (`slot`): the clock
+    bar's, "Otro tiempo…"'s or the void form's. Nothing else on the page changes."""
     if not request.htmx:
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
-    context = {"campaign": campaign, "error": message}
-    response = render(request, "campaign/board/_alert.html", context, status=status)
-    return reswap(retarget(response, "#board-alert"), "innerHTML")
+    return reswap(retarget(HttpResponse(escape(message), status=status), f"#{slot}"), "innerHTML")
 
 
 def _party_done(
@@ -99,13 +102,14 @@ def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suf
 def party_time(request: HttpRequest, slug: str) -> HttpResponse:
     """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
+    slot = "other-time-error" if request.htmx.trigger == "other-time" else "time-error"
     try:
         event = taps.time_event(request.POST)
         record = _party_record(request, campaign, event)
     except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 422)
+        return _party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422)
+        return _party_refuse(request, campaign, _party_error(err), 422, slot=slot)
     return _party_done(request, campaign, [event_summary(record)])
 
 
@@ -173,20 +177,29 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
     if seq is not None:
         event = selectors.event_by_seq(campaign=campaign, seq=seq)
     if event is None:
-        return _party_refuse(request, campaign, _("No such event."), 404)
+        return _party_refuse(request, campaign, _("No such event."), 404, slot="void-error")
     reason = " ".join((request.POST.get("reason") or "").replace("\x00", "").split())[:500]
     if not reason:
-        return _party_refuse(request, campaign, _("Say why the event is voided."), 422)
-    return _void(request, campaign, event, reason)
+        return _party_refuse(
+            request, campaign, _("Say why the event is voided."), 422, slot="void-error"
+        )
+    return _void(request, campaign, event, reason, slot="void-error")
 
 
-def _void(request: HttpRequest, campaign: Campaign, event: StateEvent, reason: str):
+def _void(
+    request: HttpRequest,
+    campaign: Campaign,
+    event: StateEvent,
+    reason: str,
+    *,
+    slot: str = "time-error",
+):
     try:
         services.event_void(event=event, actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
-        return _party_refuse(request, campaign, refused.message(cards.lang()), 409)
+        return _party_refuse(request, campaign, refused.message(cards.lang()), 409, slot=slot)
     except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 409)
+        return _party_refuse(request, campaign, " ".join(err.messages), 409, slot=slot)
     who = event.character.name if event.character_id else _("Everyone")
     text = _("Undone: #%(seq)s %(who)s: %(what)s") % {
         "seq": event.seq,

@@ -115,6 +115,22 @@
     if (card && card.classList.contains("pj-card")) afterCardSwap(card);
   });
 
+  // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
+  function keepClearOfBar() {
+    const bar = document.getElementById("clockbar");
+    const sticky = bar && getComputedStyle(bar).position === "sticky";
+    document.documentElement.style.scrollPaddingTop = sticky ? `${bar.offsetHeight + 8}px` : "";
+  }
+  if (window.ResizeObserver) {
+    const watch = new ResizeObserver(keepClearOfBar);
+    const observe = () => { const bar = document.getElementById("clockbar"); if (bar) watch.observe(bar); };
+    observe();
+    document.body.addEventListener("htmx:oobAfterSwap", (event) => {
+      if (event.detail.target && event.detail.target.id === "clockbar") { watch.disconnect(); observe(); }
+    });
+  }
+  keepClearOfBar();
+
   // -- "More actions": its forms are asked for when it opens (the link is the page of them
   // without JavaScript), again each time its card is new.
   board.addEventListener("toggle", (event) => {
@@ -160,6 +176,16 @@
   board.addEventListener("submit", (event) => {
     const menu = event.target.closest("details.menu");
     if (menu) menu.open = false;
+  });
+  // Its time refused: open again, with the reason and what was typed.
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    const target = event.detail.target;
+    if (!target || target.id !== "other-time-error" || !target.textContent.trim()) return;
+    const menu = target.closest("details.menu");
+    if (!menu) return;
+    menu.open = true;
+    const amount = menu.querySelector("[name=amount]");
+    if (amount) amount.focus();
   });
   document.addEventListener("click", (event) => {
     closeMenus(event.target.closest ? event.target.closest("details.menu") : null);

@@ -181,7 +181,7 @@
     if (verb === "post") tell(event.detail.elt, live.dataset.unanswered || "");
   });
 
-  // Words about a tap, next to it: on its card, else in the page's alert, else after it.
+  // Words about a tap, next to it: on its card, else in the nearest error line, else after it.
   // On a card they stay while live news changes it (patch leaves data-keep alone), until
   // the card is answered anew.
   function tell(elt, text) {
@@ -196,13 +196,12 @@
       if (head) head.after(slot);
       else card.prepend(slot);
     }
-    if (!slot) {
-      const alert = document.getElementById("board-alert");
-      if (alert) {
-        slot = document.createElement("p");
-        slot.className = "alert-text";
-        alert.replaceChildren(slot);
-      }
+    // Off the cards: the error line of the nearest part of the page that has one (the
+    // clock bar, "Otro tiempo…", the void form).
+    let zone = !slot && elt && elt.closest ? elt : null;
+    while (zone && !slot) {
+      slot = zone.querySelector(":scope > .control-error");
+      zone = zone.parentElement;
     }
     if (!slot && elt && elt.closest) {
       slot = document.createElement("p");

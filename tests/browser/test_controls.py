@@ -207,3 +207,118 @@ def test_the_more_actions_page_works_with_javascript_too(browser, app_url, table
     expect(page).to_have_url(table["url"])
     expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
     screenshot(page, "board-after-page-heal-1280")
+
+
+def test_taps_leave_the_address_on_the_board(browser, app_url, table):
+    """No tap moves the address bar to an action's URL: a reload shows the board again,
+    and Back leaves it."""
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+
+    aiko.get_by_role("button", name="Heridas leve").click()
+    expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
+    aiko.get_by_role("button", name="Emoción leve").click()
+    ask(page, "Aiko").get_by_role("button", name="miedo").click()
+    expect(aiko.get_by_text("Emoción Leve: miedo")).to_be_visible()
+    page.locator("#clockbar").get_by_role("button", name="+1 min").click()
+    expect(page.locator("#clock")).to_contain_text("00:01")
+    page.locator("#calculator").get_by_label("PJ").select_option(label="Aiko")
+    expect(page.locator(".calc-total")).to_be_visible()
+
+    assert page.url == table["url"]
+    page.reload()
+    expect(card(page, "Aiko").get_by_text("Emoción Leve: miedo")).to_be_visible()
+
+
+# -- refusals where the DJ is looking; nothing covers a control --------------------------------
+
+
+def test_a_refused_void_says_why_beside_its_form_in_the_cards_words(browser, app_url, table):
+    campaign, aiko = table["campaign"], table["party"]["Aiko"]
+
+    def record(event):
+        return services.event_record(campaign=campaign, character=aiko, event=event)
+
+    record({"kind": "suffer", "type": "shock", "grade": "grave"})
+    turn = record({"kind": "turn_end"})
+    saved = record({"kind": "save", "check": "shock_grave_fin_turno", "success": True})
+    page = open_board(browser, app_url, table)
+
+    page.locator("details.void summary").click()
+    page.get_by_label("Evento", exact=True).select_option(str(turn.seq))
+    page.get_by_label("¿Por qué?").fill("no acabó su turno")
+    page.get_by_role("button", name="Anular", exact=True).click()
+
+    error = page.locator("#void-error")
+    expect(error).to_have_attribute("role", "alert")
+    expect(error).to_contain_text(
+        f"No se puede anular el #{turn.seq}: el #{saved.seq} de Aiko "
+        "(TS VOL: salir de Shock grave: éxito) dejaría de valer."
+    )
+    expect(error).to_contain_text("No queda pendiente ninguna «TS VOL: salir de Shock grave»")
+    expect(error).to_be_in_viewport()
+    for code in ("shock_grave_fin_turno", "save", "evento #"):
+        expect(error).not_to_contain_text(code)
+    # What was typed stays, to try again.
+    expect(page.get_by_label("¿Por qué?")).to_have_value("no acabó su turno")
+    screenshot(page, "board-void-refused-1280")
+
+
+def test_a_refused_other_time_says_why_inside_it(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    menu = page.locator("#clockbar details.menu")
+    menu.locator("summary").click()
+    menu.get_by_label("Cantidad").fill("mucho")
+    menu.get_by_role("button", name="Dejar pasar el tiempo").click()
+
+    expect(page.locator("#other-time-error")).to_be_visible()
+    expect(page.locator("#clockbar details.menu")).to_have_attribute("open", "")
+    expect(page.locator("#other-time-error")).to_have_attribute("role", "alert")
+    expect(page.locator("#clockbar details.menu").get_by_label("Cantidad")).to_have_value("mucho")
+
+
+COVERED = """() => {
+  const toast = document.querySelector('#toasts .toast');
+  const bar = document.getElementById('clockbar');
+  const t = toast.getBoundingClientRect();
+  const hit = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return [...document.querySelectorAll('button, a, input, select, summary, textarea')]
+    .filter((el) => !toast.contains(el) && !bar.contains(el) && el.getClientRects().length)
+    .filter((el) => hit(el.getBoundingClientRect(), t))
+    .map((el) => el.outerHTML.slice(0, 80));
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_toasts_and_the_sticky_bar_cover_no_control(browser, app_url, table, width):
+    for name in ("Mei", "Ren", "Taro", "Yuki"):
+        CharacterFactory(campaign=table["campaign"], name=name)
+    page = open_board(browser, app_url, table, width=width)
+    page.set_viewport_size({"width": width, "height": 700})
+    last = page.get_by_role("article").last
+
+    last.get_by_role("button", name="Fatiga grave").click()
+    expect(page.locator("#toasts .toast")).to_contain_text("Fatiga Grave")
+    last.get_by_role("button", name="Fatiga grave").click()
+    expect(page.locator("#toasts .toast")).to_contain_text("Marca Fatiga Persistente")
+    # The toast is a line of the bar: what it covers is what the bar scrolls over.
+    toast, bar = page.locator("#toasts").bounding_box(), page.locator("#clockbar").bounding_box()
+    assert bar["y"] <= toast["y"] and toast["y"] + toast["height"] <= bar["y"] + bar["height"]
+    page.evaluate("window.scrollTo(0, 0)")
+    assert page.evaluate(COVERED) == []
+    # The void form at the bottom of the side column opens clear of the bar and the toast.
+    page.locator("details.void summary").click()
+    void = page.get_by_role("button", name="Anular", exact=True)
+    void.scroll_into_view_if_needed()
+    bar = page.locator("#clockbar").bounding_box()
+    assert void.bounding_box()["y"] >= bar["y"] + bar["height"]
+
+    # Scrolled down, the first card chosen from the keyboard stops below the bar.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.locator("body").press("1")
+    aiko = card(page, "Aiko")
+    expect(aiko).to_be_focused()
+    bar = page.locator("#clockbar").bounding_box()
+    assert aiko.bounding_box()["y"] >= bar["y"] + bar["height"]
+    screenshot(page, f"board-toast-{width}")

@@ -640,7 +640,7 @@ def test_a_party_refusal_names_the_pj(dj_client, campaign, aiko):
     )
 
     assert response.status_code == 422
-    assert response["HX-Retarget"] == "#board-alert"
+    assert response["HX-Retarget"] == "#time-error"
     assert "Sin Fuerza" in response.content.decode()
     assert StateEvent.objects.count() == before
 
