@@ -47,20 +47,20 @@ def membership_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Membership]:
 
 
 def in_log_of(character: Character) -> Q:
-    """The one definition of a PJ's log: its own events and the campaign-wide ones since it
-    joined (those before it joined never touched it). Its state, its history filter and
-    the replay all read this."""
-    return Q(character=character) | Q(character__isnull=True, seq__gt=character.joined_seq)
+    """The one definition of a PJ's log: its own events and the campaign-wide ones that
+    reached it, which name it in their effects (not those from before it joined, while it
+    was archived, or that the DJ left it out of). Its state, its history filter, the void
+    and the replay all read this."""
+    return Q(character=character) | Q(character__isnull=True, effects__has_key=str(character.pk))
 
 
 def characters_touched(*, event: StateEvent) -> list[Character]:
     """The PJ whose log holds `event` (`in_log_of`, read the other way), by pk."""
     if event.character_id is not None:
         return [event.character]
-    joined_before = Character.objects.filter(
-        campaign_id=event.campaign_id, joined_seq__lt=event.seq
-    )
-    return list(joined_before.order_by("pk"))
+    reached = [int(pk) for pk in (event.effects or {}) if str(pk).isdigit()]
+    touched = Character.objects.filter(campaign_id=event.campaign_id, pk__in=reached)
+    return list(touched.order_by("pk"))
 
 
 def character_log(*, character: Character, include_void: bool = False) -> QuerySet[StateEvent]:
@@ -86,10 +86,11 @@ def character_states(*, campaign: Campaign) -> list[tuple[Character, dict]]:
 
 
 def campaign_clock(*, campaign: Campaign) -> int:
-    """The campaign's game time in seconds: the furthest any of its PJ has got."""
-    clocks = CharacterSnapshot.objects.filter(character__campaign=campaign).values_list(
-        "state__clock", flat=True
-    )
+    """The party's game time in seconds: the furthest any PJ in play has got (any PJ, when
+    every one is archived)."""
+    snapshots = CharacterSnapshot.objects.filter(character__campaign=campaign)
+    in_play = snapshots.filter(character__archived_at__isnull=True)
+    clocks = (in_play if in_play.exists() else snapshots).values_list("state__clock", flat=True)
     return max((c for c in clocks if isinstance(c, int)), default=0)
 
 

@@ -205,6 +205,7 @@ class _Event:
     void_by: str | None
     void_reason: str
     secret: bool
+    party: tuple[int, ...] | None = None  # a campaign-wide event's PJ; None: every one joined
 
 
 @dataclass
@@ -481,6 +482,15 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                 _("%(place)s: the file has no session number %(number)s.")
                 % {"place": f"{place}.session", "number": session}
             )
+        party = item.get("party") if ref is None else None  # a PJ's own event has no party
+        if party is not None:
+            if not isinstance(party, list) or any(
+                type(r) is not int or r not in refs for r in party
+            ):
+                raise BackupError(
+                    _("%(place)s must list refs of the file's PJ.") % _p(f"{place}.party")
+                )
+            party = tuple(sorted(set(party)))
         event = _get(item, "event", place, "object")
         kind = event.get("kind")
         if kind is None:
@@ -513,6 +523,7 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                 void_by=_get(item, "void_by", place, "text", default=None, null=True),
                 void_reason=_get(item, "void_reason", place, "text", default=""),
                 secret=_get(item, "secret", place, "bool", default=False),
+                party=party,
             )
         )
     return events
@@ -549,9 +560,10 @@ class Fold:
     def events(self) -> Iterator[tuple[_Event, dict[int, list], list[tuple[int, dict]]]]:
         """Every event with its effects and the states it leaves, by ref, in seq order.
 
-        A PJ's log is its own events and the campaign-wide ones with a seq above its
-        joined_seq (selectors.character_log); a campaign-wide event goes to each of those
-        PJ in file order (event_record's pk order). BackupError names an event the rules
+        A PJ's log is its own events and the campaign-wide ones that reached it
+        (selectors.in_log_of): those its `party` lists, or, in a file without it, those with
+        a seq above its joined_seq; a campaign-wide event goes to each of those PJ in file
+        order (event_record's pk order). BackupError names an event the rules
         refuse. Afterwards `state` and `last_seq` hold each PJ's current state.
         """
         characters = self.backup.characters
@@ -559,6 +571,8 @@ class Fold:
         for position, event in enumerate(self.backup.events):
             if event.ref is not None:
                 targets = [event.ref]
+            elif event.party is not None:
+                targets = [c.ref for c in characters if c.ref in event.party]
             else:
                 targets = [c.ref for c in characters if c.joined_seq < event.seq]
             effects: dict[int, list] = {}

@@ -126,6 +126,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
             f"void_by__{username}",
             "void_reason",
             "secret",
+            "effects",
         )
     )
     yield '"events": ['
@@ -141,6 +142,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
         void_by,
         reason,
         secret,
+        effects,
     ) in rows.iterator(chunk_size=EXPORT_CHUNK):
         item = {
             "seq": seq,
@@ -154,6 +156,9 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
             "void_reason": reason,
             "secret": secret,
         }
+        if pk is None:
+            # The PJ a campaign-wide event reached (not those archived or left out).
+            item["party"] = sorted(refs[int(k)] for k in effects if k.isdigit() and int(k) in refs)
         yield separator + _dumps(item)
         separator = ",\n"
     yield "\n]\n}\n"

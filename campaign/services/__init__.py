@@ -24,7 +24,7 @@ from .characters import (
     powers_validate,
     scores_validate,
 )
-from .events import EventVoidRefused, event_record, event_void, round_pass
+from .events import EventVoidRefused, event_record, event_void, party_event, round_pass
 from .players import (
     code_display,
     code_normalize,
@@ -53,6 +53,7 @@ __all__ = [
     "character_update",
     "event_record",
     "event_void",
+    "party_event",
     "round_pass",
     "invitation_accept",
     "invitation_cancel",

@@ -77,8 +77,14 @@ def event_record(
     idempotency_key: str | None = None,
     secret: bool = False,
     recorded_at: datetime | None = None,
+    leave_out: frozenset[int] = frozenset(),
 ) -> StateEvent:
-    """Append one SPEC §7 event to the log, for one PJ or (character None) every PJ.
+    """Append one SPEC §7 event to the log, for one PJ or (character None) the party.
+
+    The party is every PJ in play: archived PJ take no part (their log is frozen while
+    archived), nor the PJ whose pk is in `leave_out` (the DJ left them out: one keeps
+    watch). The PJ a campaign-wide event reached are the keys of its `effects`, which is
+    what puts it in their logs (selectors.in_log_of).
 
     The rules validate it against the current snapshot(s): a RuleError propagates and
     nothing is written. A repeated idempotency key returns the first event untouched.
@@ -127,13 +133,25 @@ def event_record(
         stored["seed"] = _fresh_seed()
         if character is not None:
             targets = [Character.objects.select_related("snapshot").get(pk=character.pk)]
+            # Its sheet can still be edited (scores); nothing happens to it in the game.
+            if targets[0].is_archived and stored["kind"] != "attributes":
+                raise ValidationError(
+                    _("%(name)s is archived: restore the PJ to record anything for it.")
+                    % {"name": targets[0].name},
+                    code="archived",
+                )
             if stored["kind"] in ("heal", "surgery"):  # both are Curación (R25)
                 stored["regeneracion"] = "regeneracion" in targets[0].powers
         else:
-            targets = list(campaign.characters.select_related("snapshot").order_by("pk"))
+            in_play = campaign.characters.filter(archived_at__isnull=True)
+            targets = [
+                c
+                for c in in_play.select_related("snapshot").order_by("pk")
+                if c.pk not in leave_out
+            ]
             if not targets:
                 raise ValidationError(
-                    _("This campaign has no PJ yet for a campaign-wide event."),
+                    _("No PJ of the party is in play for a campaign-wide event."),
                     code="no_characters",
                 )
 
@@ -171,6 +189,55 @@ def event_record(
         )
         change_record(campaign=campaign, kind=CampaignChange.Kind.EVENT, character=character)
     return record
+
+
+def party_event(
+    *,
+    campaign: Campaign,
+    event: dict,
+    watch: frozenset[int] = frozenset(),
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> list[StateEvent]:
+    """Time or a Descanso for the party, in one transaction, while the PJ in `watch` keep
+    watch: they stay awake and get the same time as activity, with what that brings (a
+    Descanso's 8 hours, for a Descanso). The events recorded, the party's first."""
+    if event.get("kind") not in ("time", "descanso"):
+        raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
+    key = idempotency_key
+
+    def keyed(suffix: str) -> str:
+        return f"{key}{suffix}"[:100] if key else ""
+
+    with transaction.atomic():
+        watchers = list(
+            campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
+        )
+        records = [
+            event_record(
+                campaign=campaign,
+                event=event,
+                actor=actor,
+                idempotency_key=keyed(""),
+                leave_out=frozenset(c.pk for c in watchers),
+            )
+        ]
+        if event["kind"] == "descanso":
+            awake = {"kind": "time", "hours": 8, "activity": "activo"}
+        else:
+            awake = {k: v for k, v in event.items() if k not in ("activity", "calm", "seed")}
+            awake["activity"] = "activo"
+        for watcher in watchers:
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=watcher,
+                    event=awake,
+                    actor=actor,
+                    idempotency_key=keyed(f":w{watcher.pk}"),
+                )
+            )
+    return records
 
 
 def round_pass(

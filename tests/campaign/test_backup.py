@@ -123,6 +123,11 @@ def rich(db):
     wide = record(campaign, None, {"kind": "time", "minutes": 1})
     services.event_void(event=wide, actor=dj, reason="Sin tiempo")
     record(campaign, aiko, {"kind": "heal", "healer": "Mei", "success": False}, actor=dj)
+    # Kenji away for an hour of party time, then Mei keeps watch through a Descanso.
+    services.character_archive(character=kenji)
+    record(campaign, None, {"kind": "time", "hours": 1})
+    services.character_restore(character=kenji)
+    services.party_event(campaign=campaign, event={"kind": "descanso"}, watch=frozenset({mei.pk}))
     services.character_archive(character=taro)
     services.character_secrets_set(character=aiko, add=["marcado"])
     return Campaign.objects.get(pk=campaign.pk)

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 import rules
-from campaign import services
+from campaign import selectors, services
 from campaign.models import Campaign, EventSnapshot, StateEvent
 from campaign.selectors import character_log, character_state
 from tests.factories import CampaignFactory, CharacterFactory
@@ -316,3 +316,102 @@ def test_a_round_pass_records_the_missing_turn_ends_first_then_the_round(campaig
     ]
     assert [r.pk for r in again][-1] == records[-1].pk  # nothing recorded twice
     assert StateEvent.objects.filter(campaign=campaign, event__kind="time").count() == 1
+
+
+# -- the party: archived PJ and PJ left out ------------------------------------------------
+
+PARTY_HOUR = {"kind": "time", "hours": 1}
+
+
+def clock(character) -> int:
+    character.snapshot.refresh_from_db()
+    return character.snapshot.state["clock"]
+
+
+def test_an_archived_pj_takes_no_part_in_party_time_and_never_blocks_it(campaign, aiko, kenji):
+    services.event_record(campaign=campaign, character=kenji, event={"kind": "sleep"})
+    services.character_archive(character=kenji)  # asleep: a party Descanso would be refused
+
+    services.event_record(campaign=campaign, event=PARTY_HOUR)
+    services.event_record(campaign=campaign, event={"kind": "descanso"})
+    services.round_pass(campaign=campaign)
+
+    assert clock(aiko) == 9 * 3600 + 6 and clock(kenji) == 0
+    kinds = [e.kind for e in character_log(character=kenji)]
+    assert kinds == ["attributes", "sleep"]  # its log froze when it was archived
+    assert selectors.campaign_clock(campaign=campaign) == clock(aiko)
+
+
+def test_restored_it_is_back_in_the_party_and_behind_its_clock(campaign, aiko, kenji):
+    services.character_archive(character=kenji)
+    services.event_record(campaign=campaign, event=PARTY_HOUR)
+    services.character_restore(character=kenji)
+    services.event_record(campaign=campaign, event=PARTY_HOUR)
+
+    assert clock(aiko) == 7200 and clock(kenji) == 3600
+    assert [e.kind for e in character_log(character=kenji)] == ["attributes", "time"]
+
+
+def test_an_archived_pj_gets_no_event_of_its_own_but_its_scores(campaign, aiko):
+    services.character_archive(character=aiko)
+    before = counts(campaign)
+
+    with pytest.raises(ValidationError, match="archivad|archived"):
+        services.event_record(campaign=campaign, character=aiko, event=HERIDAS_LEVE)
+
+    assert counts(campaign) == before
+    services.event_record(
+        campaign=campaign, character=aiko, event={"kind": "attributes", "scores": {"FUE": 4}}
+    )
+
+
+def test_a_pj_keeping_watch_stays_awake_through_the_partys_descanso(campaign, aiko, kenji):
+    services.event_record(
+        campaign=campaign,
+        character=kenji,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+
+    records = services.party_event(
+        campaign=campaign, event={"kind": "descanso"}, watch=frozenset({kenji.pk})
+    )
+
+    assert [(r.character, r.kind) for r in records] == [(None, "descanso"), (kenji, "time")]
+    assert records[1].event["hours"] == 8 and records[1].event["activity"] == "activo"
+    assert list(records[0].effects) == [str(aiko.pk)]
+    assert clock(aiko) == clock(kenji) == 8 * 3600
+    aiko.snapshot.refresh_from_db(), kenji.snapshot.refresh_from_db()
+    assert aiko.snapshot.state["engine"]["last_descanso"] == 8 * 3600
+    assert kenji.snapshot.state["engine"]["last_descanso"] == 0  # awake: no Descanso
+    # Its Fatiga leve stays: awake, not resting.
+    assert character_state(character=kenji)["marks"]["fatiga"] == ["leve"]
+
+
+def test_a_pj_keeping_watch_gets_party_rest_as_activity(campaign, aiko, kenji):
+    services.event_record(
+        campaign=campaign,
+        character=kenji,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+
+    services.party_event(
+        campaign=campaign,
+        event={"kind": "time", "minutes": 5, "activity": "reposo"},
+        watch=frozenset({kenji.pk}),
+    )
+
+    assert character_state(character=aiko)["marks"]["fatiga"] == []
+    assert character_state(character=kenji)["marks"]["fatiga"] == ["leve"]
+    assert clock(aiko) == clock(kenji) == 300
+
+
+def test_a_party_event_with_everyone_out_is_refused_and_writes_nothing(campaign, aiko):
+    before = counts(campaign)
+    with pytest.raises(ValidationError):
+        services.party_event(campaign=campaign, event=PARTY_HOUR, watch=frozenset({aiko.pk}))
+    assert counts(campaign) == before
