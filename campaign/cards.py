@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from rules import texts
 from rules.state import modifier_sources
@@ -103,6 +104,11 @@ class Card:
     clock: dict
     medicine_obstacle: int
     shock_grave: bool = False
+    behind: int = 0  # seconds its clock is behind the party's (board cards only)
+
+    @property
+    def behind_text(self) -> str:
+        return gap_words(self.behind)
 
     @property
     def has_modifiers(self) -> bool:
@@ -302,20 +308,48 @@ TIME_BUTTONS = (
 ATTRIBUTE_CHOICES = (*MODIFIED_SCORES, "INT", "OTRO")
 
 
-def board_card(campaign: Campaign, character: Character, catalogue: dict) -> Card:
-    """A PJ's card as the DJ's board shows it."""
+def board_card(
+    campaign: Campaign, character: Character, catalogue: dict, *, party_clock: int = 0
+) -> Card:
+    """A PJ's card as the DJ's board shows it, saying how far it is behind `party_clock`."""
     # The stored state (engine key included) tells given E.Esp from derived ones.
-    return build(
+    card = build(
         character,
         character.snapshot.state,
         catalogue=catalogue,
         especificos=campaign.especificos,
     )
+    card.behind = max(0, party_clock - character.snapshot.state["clock"])
+    return card
+
+
+def party_clock(characters: list[Character]) -> int:
+    """The party's game time: the furthest the PJ in play (`characters`) have got."""
+    return max((c.snapshot.state["clock"] for c in characters), default=0)
+
+
+def gap_words(seconds: int) -> str:
+    """A stretch of game time in words: "8 h", "1 día y 2 h", "25 min", "12 s"."""
+    days, rest = divmod(int(seconds), DAY)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = []
+    if days:
+        parts.append(ngettext("%(n)s day", "%(n)s days", days) % {"n": days})
+    if hours:
+        parts.append(f"{hours} h")
+    if minutes:
+        parts.append(f"{minutes} min")
+    if secs and not days and not hours:
+        parts.append(f"{secs} s")
+    if len(parts) > 1:
+        return _("%(first)s and %(last)s") % {"first": ", ".join(parts[:-1]), "last": parts[-1]}
+    return parts[0] if parts else ""
 
 
 def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
     """The clock, the undo button and recent events: what every action refreshes."""
-    clock = max((c.snapshot.state["clock"] for c in characters), default=0)
+    clock = party_clock(characters)
     recent = selectors.recent_events(campaign=campaign)
     return {
         "campaign": campaign,

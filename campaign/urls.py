@@ -25,6 +25,7 @@ urlpatterns = [
     path("c/<slug:slug>/pj/<int:pk>/tarjeta/", board.card, name="card"),
     path("c/<slug:slug>/pj/<int:pk>/accion/", board.act, name="act"),
     path("c/<slug:slug>/pj/<int:pk>/secreto/", board.secret, name="secret"),
+    path("c/<slug:slug>/pj/<int:pk>/al-dia/", board.catch_up, name="catch_up"),
     path("c/<slug:slug>/pj/<int:pk>/elegir/<slug:kind>/", board.ask, name="ask"),
     path("c/<slug:slug>/ronda/", party.next_round, name="next_round"),
     path("c/<slug:slug>/tiempo/", party.party_time, name="party_time"),

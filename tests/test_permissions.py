@@ -73,6 +73,7 @@ ACCESS = {
     "card": Access.DJ,
     "act": Access.DJ,
     "secret": Access.DJ,
+    "catch_up": Access.DJ,
     "ask": Access.DJ,
     "next_round": Access.DJ,
     "party_time": Access.DJ,

@@ -75,7 +75,12 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                     continue
                 context = {
                     **panels(),
-                    "card": cards.board_card(campaign, in_play[pk], catalogue()),
+                    "card": cards.board_card(
+                        campaign,
+                        in_play[pk],
+                        catalogue(),
+                        party_clock=cards.party_clock(characters),
+                    ),
                     "common": True,
                 }
                 found[key] = render_to_string("campaign/board/_card.html", context)

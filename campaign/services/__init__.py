@@ -24,7 +24,14 @@ from .characters import (
     powers_validate,
     scores_validate,
 )
-from .events import EventVoidRefused, event_record, event_void, party_event, round_pass
+from .events import (
+    EventVoidRefused,
+    catch_up,
+    event_record,
+    event_void,
+    party_event,
+    round_pass,
+)
 from .players import (
     code_display,
     code_normalize,
@@ -51,6 +58,7 @@ __all__ = [
     "character_restore",
     "character_secrets_set",
     "character_update",
+    "catch_up",
     "event_record",
     "event_void",
     "party_event",

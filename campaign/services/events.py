@@ -24,7 +24,13 @@ from ..models import (
     GameSession,
     StateEvent,
 )
-from ..selectors import character_log, characters_touched, open_session, turn_end_missing
+from ..selectors import (
+    campaign_clock,
+    character_log,
+    characters_touched,
+    open_session,
+    turn_end_missing,
+)
 from .changes import lock
 
 
@@ -165,6 +171,13 @@ def event_record(
                     err.add_note(f"PJ: {target.name}")
                 raise
 
+        # A PJ's own time that takes it past the party's clock changes every card's "behind"
+        # (read before the snapshots are written).
+        news_for = character
+        if character is not None:
+            before, after = targets[0].snapshot.state["clock"], results[0][1]["clock"]
+            if after > before and after > campaign_clock(campaign=campaign):
+                news_for = None
         campaign.last_seq += 1
         campaign.save(update_fields=["last_seq"])
         record = StateEvent.objects.create(
@@ -187,7 +200,7 @@ def event_record(
         EventSnapshot.objects.bulk_create(
             EventSnapshot(event=record, character=t, state=state) for t, state, _effects in results
         )
-        change_record(campaign=campaign, kind=CampaignChange.Kind.EVENT, character=character)
+        change_record(campaign=campaign, kind=CampaignChange.Kind.EVENT, character=news_for)
     return record
 
 
@@ -238,6 +251,74 @@ def party_event(
                 )
             )
     return records
+
+
+CATCH_UP = ("activo", "reposo", "dormir")
+
+
+def catch_up(
+    *,
+    character: Character,
+    how: str,
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> list[StateEvent]:
+    """Bring a PJ's clock level with the party's, the time passing as the DJ says: awake
+    (`activo`), resting (`reposo`), or asleep (`dormir`: a Descanso each night, awake
+    between, a last short night slept through; a PJ asleep already sleeps on). The events
+    recorded, in order."""
+    if how not in CATCH_UP:
+        raise ValidationError(_("Say how that time passed."), code="invalid")
+    key = idempotency_key
+
+    def keyed(suffix: str) -> str:
+        return f"{key}{suffix}"[:100] if key else ""
+
+    with transaction.atomic():
+        campaign = lock(character.campaign)
+        snapshot = CharacterSnapshot.objects.get(character=character)
+        gap = campaign_clock(campaign=campaign) - snapshot.state["clock"]
+        if gap <= 0:
+            raise ValidationError(
+                _("%(name)s is not behind the party.") % {"name": character.name},
+                code="level",
+            )
+        steps = _catch_up_steps(gap, how, asleep=snapshot.state["engine"]["asleep"])
+        return [
+            event_record(
+                campaign=campaign,
+                character=character,
+                event=event,
+                actor=actor,
+                idempotency_key=keyed(f":c{i}"),
+            )
+            for i, event in enumerate(steps)
+        ]
+
+
+def _catch_up_steps(gap: int, how: str, *, asleep: bool) -> list[dict]:
+    def awake(seconds: int, activity: str = "activo") -> dict:
+        minutes = seconds // 60 if seconds % 60 == 0 else seconds / 60
+        return {"kind": "time", "minutes": minutes, "activity": activity}
+
+    if asleep:
+        return [awake(gap, "reposo")]  # the sleep goes on (sleep is Reposo)
+    if how != "dormir":
+        return [awake(gap, how)]
+    # Each day a night first (a Descanso), then the day awake; a last night shorter than
+    # 8 h is slept through, waking at the party's time.
+    steps, left, night, day = [], gap, 8 * 3600, 16 * 3600
+    while left > 0:
+        if left >= night:
+            steps.append({"kind": "descanso"})
+            left -= night
+        else:
+            steps.append({"kind": "sleep", "hours": left / 3600 if left % 3600 else left // 3600})
+            left = 0
+        if left > 0:
+            steps.append(awake(min(left, day)))
+            left -= min(left, day)
+    return steps
 
 
 def round_pass(

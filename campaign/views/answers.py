@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from .. import selectors
-from ..cards import board_card, board_panels
+from ..cards import board_card, board_panels, party_clock
 from ..live import hub
 from ..models import Campaign, Character
 
@@ -24,7 +24,10 @@ def board_context(request: HttpRequest, campaign: Campaign) -> dict:
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     return {
         **board_panels(campaign, characters),
-        "cards": [board_card(campaign, c, catalogue) for c in characters],
+        "cards": [
+            board_card(campaign, c, catalogue, party_clock=party_clock(characters))
+            for c in characters
+        ],
         "session": selectors.open_session(campaign=campaign),
     }
 
@@ -45,7 +48,12 @@ def card_answer(
     )
     context = {
         **board_panels(campaign, characters),
-        "card": board_card(campaign, character, selectors.catalogue_by_name(campaign=campaign)),
+        "card": board_card(
+            campaign,
+            character,
+            selectors.catalogue_by_name(campaign=campaign),
+            party_clock=party_clock(characters),
+        ),
         "error": error,
         "toast": toast,
     }

@@ -21,7 +21,7 @@ from rules.vocab import DERIVED_SPECIALS, ESPECIFICOS
 
 from .. import cards, selectors, services, taps
 from ..access import campaign_for_dj, character_for_dj
-from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown
+from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown, party_clock
 from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
@@ -187,6 +187,35 @@ def _refuse(
 
 @require_POST
 @login_required
+def catch_up(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Bring a PJ behind the party level with it, the time passing as the DJ says."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    try:
+        records = services.catch_up(
+            character=character,
+            how=request.POST.get("how", ""),
+            actor=request.user,
+            idempotency_key=idempotency_key(request),
+        )
+    except ValidationError as err:
+        return _refuse(request, campaign, character, " ".join(err.messages), status=422)
+    except RuleError as err:
+        return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
+    after_write(campaign)
+    toasts = [event_summary(record) for record in records]
+    toast = {**toasts[-1], "before": toasts[:-1]}
+    if not request.htmx:
+        for t in toasts:
+            messages.success(request, t["text"])
+        return redirect("board", slug=campaign.slug)
+    return with_cursor(
+        card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
+    )
+
+
+@require_POST
+@login_required
 def secret(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Keep an E.Esp or Afección source from the player, or show it again."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -216,7 +245,7 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     context = {
         **board_panels(campaign, characters),
-        "card": board_card(campaign, character, catalogue),
+        "card": board_card(campaign, character, catalogue, party_clock=party_clock(characters)),
         "ask": kind,
         "grade": request.GET.get("grade", "leve"),
         "sources": [e for e in catalogue.values() if e.kind != CatalogueEntry.Kind.ESPECIAL],

@@ -21,7 +21,7 @@ from .. import cards, selectors, services, taps
 from ..access import campaign_for_dj
 from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
-from ..numbers import whole
+from ..numbers import whole, wholes
 from .answers import (
     AFTER_ACTION,
     CARDS,
@@ -87,13 +87,18 @@ def _party_done(
     return with_cursor(_render_board_part(request, campaign, toast=toast), campaign)
 
 
-def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suffix: str = ""):
-    key = idempotency_key(request)
-    return services.event_record(
+def _party_record(request: HttpRequest, campaign: Campaign, event: dict) -> list[StateEvent]:
+    """The party's time or Descanso, with the PJ the form says keep watch (`watch`)."""
+    watch = wholes(request.POST.getlist("watch"))
+    in_play = {c.pk for c in selectors.board_characters(campaign=campaign)}
+    if watch is None or not set(watch) <= in_play:
+        raise ValidationError(_("Unknown PJ."), code="invalid")
+    return services.party_event(
         campaign=campaign,
         event=event,
+        watch=frozenset(watch),
         actor=request.user,
-        idempotency_key=f"{key}{key_suffix}"[:100] if key else "",
+        idempotency_key=idempotency_key(request),
     )
 
 
@@ -102,15 +107,19 @@ def _party_record(request: HttpRequest, campaign: Campaign, event: dict, key_suf
 def party_time(request: HttpRequest, slug: str) -> HttpResponse:
     """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    slot = "other-time-error" if request.htmx.trigger == "other-time" else "time-error"
+    slot = (
+        "other-time-error"
+        if (request.htmx.trigger or "").startswith("other-time")
+        else "time-error"
+    )
     try:
         event = taps.time_event(request.POST)
-        record = _party_record(request, campaign, event)
+        records = _party_record(request, campaign, event)
     except ValidationError as err:
         return _party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
         return _party_refuse(request, campaign, _party_error(err), 422, slot=slot)
-    return _party_done(request, campaign, [event_summary(record)])
+    return _party_done(request, campaign, [event_summary(record) for record in records])
 
 
 def _party_error(err: RuleError) -> str:
@@ -138,13 +147,21 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
-    """The whole party sleeps 8 hours: a Descanso for each PJ (one per game day)."""
+    """The party sleeps 8 hours: a Descanso for each PJ (one per game day), but those who
+    keep watch, who stay awake those hours."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
+    slot = (
+        "other-time-error"
+        if (request.htmx.trigger or "").startswith("other-time")
+        else "time-error"
+    )
     try:
-        record = _party_record(request, campaign, {"kind": "descanso"})
+        records = _party_record(request, campaign, {"kind": "descanso"})
+    except ValidationError as err:
+        return _party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422)
-    return _party_done(request, campaign, [event_summary(record)])
+        return _party_refuse(request, campaign, _party_error(err), 422, slot=slot)
+    return _party_done(request, campaign, [event_summary(record) for record in records])
 
 
 @require_POST

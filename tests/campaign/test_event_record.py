@@ -415,3 +415,49 @@ def test_a_party_event_with_everyone_out_is_refused_and_writes_nothing(campaign,
     with pytest.raises(ValidationError):
         services.party_event(campaign=campaign, event=PARTY_HOUR, watch=frozenset({aiko.pk}))
     assert counts(campaign) == before
+
+
+# -- bringing a PJ level with the party ----------------------------------------------------
+
+
+def behind(campaign, kenji, hours):
+    services.character_archive(character=kenji)
+    services.event_record(campaign=campaign, event={"kind": "time", "hours": hours})
+    services.character_restore(character=kenji)
+
+
+@pytest.mark.parametrize(
+    ("how", "kinds"),
+    [
+        ("activo", ["time"]),
+        ("reposo", ["time"]),
+        ("dormir", ["descanso", "time", "sleep"]),
+    ],
+)
+def test_catch_up_brings_a_pj_level_as_the_time_passed(campaign, aiko, kenji, how, kinds):
+    behind(campaign, kenji, 30)
+
+    records = services.catch_up(character=kenji, how=how)
+
+    assert [r.kind for r in records] == kinds
+    assert clock(kenji) == clock(aiko) == 30 * 3600
+    if how == "reposo":
+        assert records[0].event["activity"] == "reposo"
+
+
+def test_catch_up_asleep_for_less_than_a_night_sleeps_through(campaign, aiko, kenji):
+    behind(campaign, kenji, 3)
+
+    records = services.catch_up(character=kenji, how="dormir")
+
+    assert [(r.kind, r.event.get("hours")) for r in records] == [("sleep", 3)]
+    assert clock(kenji) == clock(aiko)
+
+
+def test_catch_up_of_a_pj_already_level_is_refused(campaign, aiko, kenji):
+    before = counts(campaign)
+    with pytest.raises(ValidationError, match="Kenji"):
+        services.catch_up(character=kenji, how="activo")
+    with pytest.raises(ValidationError):
+        services.catch_up(character=kenji, how="volar")
+    assert counts(campaign) == before
