@@ -5,8 +5,11 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign import services
+from tests.browser import test_controls as controls
 from tests.browser.conftest import screenshot
-from tests.browser.test_controls import card, open_board, table  # noqa: F401 (a fixture)
+from tests.browser.test_controls import card, open_board
+
+table = controls.table  # the same party: Aiko and Kenji, especificos on
 
 FATIGA_LEVE = {"kind": "suffer", "type": "fatiga", "grade": "leve"}
 
