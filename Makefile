@@ -21,7 +21,7 @@ endef
 
 MO_FILES := locale/es/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
 
-.PHONY: run test quick bench lint format messages clean venv-check
+.PHONY: run dev test quick bench lint format messages clean venv-check
 
 # The venv is remade when its Python is missing or older than 3.12.
 venv-check:
@@ -52,11 +52,34 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | venv-check
 $(MO_FILES): | $(VENV)/.run-installed
 	$(VPY) manage.py compilemessages --ignore=.venv
 
-run: venv-check $(VENV)/.run-installed $(MO_FILES)
+# `make run` serves as a table's own server: DEBUG off (players meet the app's own error
+# pages), plain HTTP on its Wi-Fi, a secret key of this checkout's own (.secret_key), the
+# static files collected. The demo's public logins load on loopback only, unless DEMO=1.
+LOOPBACK := $(filter $(HOST),127.0.0.1 localhost ::1)
+DEMO ?= $(if $(LOOPBACK),1,0)
+ALLOWED_HOSTS ?= $(if $(LOOPBACK),127.0.0.1$(comma)localhost,*)
+comma := ,
+SECRET_FILE := .secret_key
+RUN_ENV = DEBUG=false HTTPS=false SECRET_KEY="$$(cat $(SECRET_FILE))" ALLOWED_HOSTS="$(ALLOWED_HOSTS)"
+
+$(SECRET_FILE): | $(VENV)/.run-installed
+	@umask 077 && $(VPY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+
+run: venv-check $(VENV)/.run-installed $(MO_FILES) $(SECRET_FILE)
+	$(RUN_ENV) $(VPY) manage.py migrate --noinput
+	$(RUN_ENV) $(VPY) manage.py collectstatic --noinput -v0
+	@if [ "$(DEMO)" = 1 ]; then $(RUN_ENV) $(VPY) manage.py demo; \
+	else echo "No demo on $(HOST) (its passwords are public): make run DEMO=1 to load it. Sign up from the login page for the first account."; fi
+	@echo "Serving http://$(HOST):$(PORT)/  (Ctrl+C to stop)"
+	$(RUN_ENV) $(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off --timeout-graceful-shutdown 5
+
+# Development: DEBUG on (Django's error pages, static files straight from static/), code
+# reloaded on change, the demo loaded.
+dev: venv-check $(VENV)/.run-installed $(MO_FILES)
 	$(VPY) manage.py migrate --noinput
 	$(VPY) manage.py demo
-	@echo "Serving http://$(HOST):$(PORT)/  (Ctrl+C to stop)"
-	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off --timeout-graceful-shutdown 5
+	@echo "Serving http://$(HOST):$(PORT)/ with DEBUG on  (Ctrl+C to stop)"
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off --timeout-graceful-shutdown 5 --reload --reload-dir campaign --reload-dir config --reload-dir rules --reload-dir templates
 
 test: venv-check $(VENV)/.dev-installed $(MO_FILES)
 	$(VPY) -m pytest $(PYTEST_ARGS)

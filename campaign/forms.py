@@ -7,6 +7,8 @@ which turn taps into events, live in campaign/taps.py).
 import re
 
 from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import BaseUserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -386,3 +388,29 @@ class ImportForm(forms.Form):
                 code="too_large",
             )
         return upload
+
+
+class AccountForm(BaseUserCreationForm):
+    """A new account, a DJ's or a player's: a username no one has in any case ("Mei" and
+    "mei" are one name) and a password typed twice (Django's checks)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].help_text = _(
+            "Up to 150 characters: letters, digits and @ . + - _ only."
+        )
+        # One short line instead of Django's list of every rule (read on a phone).
+        self.fields["password1"].help_text = _(
+            "At least 8 characters; not only digits, not a common password, not like your username."
+        )
+        self.fields["password2"].help_text = _("The same password again.")
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data.get("username")
+        users = get_user_model().objects
+        if username and users.filter(username__iexact=username).exists():
+            raise ValidationError(
+                _("That username is taken (in capitals or not): choose another."),
+                code="unique",
+            )
+        return username

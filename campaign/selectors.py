@@ -291,6 +291,31 @@ def sessions_newest_first(*, campaign: Campaign) -> list[GameSession]:
     return list(campaign.sessions.order_by("-number"))
 
 
+def plays_only_for(*, user, dj) -> bool:
+    """Whether every campaign `user` belongs to is run by `dj`, as a player in each."""
+    memberships = list(Membership.objects.filter(user=user).values_list("role", "campaign_id"))
+    if not memberships or any(role != Membership.Role.PLAYER for role, _ in memberships):
+        return False
+    djs = Membership.objects.filter(
+        campaign_id__in=[c for _, c in memberships], role=Membership.Role.DJ
+    ).values_list("campaign_id", "user_id")
+    run_by = dict(djs)
+    return all(run_by.get(c) == dj.pk for _, c in memberships)
+
+
+def only_sheet_of(*, user) -> Character | None:
+    """The one PJ in play of a user who plays exactly one and runs no campaign, else None
+    (where a player with one PJ lands after logging in)."""
+    if Membership.objects.filter(user=user, role=Membership.Role.DJ).exists():
+        return None
+    played = list(
+        Character.objects.filter(player=user, archived_at__isnull=True)
+        .select_related("campaign")
+        .order_by("pk")[:2]
+    )
+    return played[0] if len(played) == 1 else None
+
+
 def character_of(*, campaign: Campaign, pk: int) -> Character | None:
     """A PJ of the campaign (archived or not) with its current state, or None."""
     return Character.objects.select_related("snapshot").filter(campaign=campaign, pk=pk).first()

@@ -62,6 +62,7 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/pj/<int:pk>/quitar-jugador/", players.player_remove, name="player_remove"),
     path("unirse/", players.join_code, name="join_code"),
+    path("c/<slug:slug>/jugadores/<int:pk>/clave/", players.password_link, name="password_link"),
     path("unirse/<str:token>/", players.join, name="join"),
     path("c/<slug:slug>/pj/<int:pk>/hoja/", sheet.sheet, name="sheet"),
     path("c/<slug:slug>/pj/<int:pk>/hoja/refrescar/", sheet.sheet_refresh, name="sheet_refresh"),

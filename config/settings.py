@@ -1,7 +1,8 @@
 """Django settings for Zodiac tracker: one file, configured from the environment.
 
 Development needs nothing set. Production sets at least DEBUG=false, SECRET_KEY,
-ALLOWED_HOSTS and usually DATABASE_URL and CSRF_TRUSTED_ORIGINS (see README.md).
+ALLOWED_HOSTS and usually DATABASE_URL and CSRF_TRUSTED_ORIGINS (see README.md). A table's
+own server (`make run`) runs with DEBUG off over plain HTTP: HTTPS=false.
 """
 
 import os
@@ -148,8 +149,13 @@ AUTH_PASSWORD_VALIDATORS = [
 # Axes checks for a lockout before the password; then Django's usual backend.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "campaign.auth.UsernameAnyCaseBackend",
 ]
+# Anyone may make an account from the login page, to run campaigns as a DJ (players join
+# through their invitation). A private server turns it off: SIGNUP=false.
+SIGNUP = envbool("SIGNUP", True)
+# How long a password link a DJ gives a player stays good (it works once).
+PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -164,7 +170,7 @@ TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Madrid")
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -214,7 +220,11 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 
-if not DEBUG:
+# Served over HTTPS (production): secure cookies, redirects to HTTPS and HSTS. A table's
+# own server on its Wi-Fi (`make run`) serves plain HTTP: HTTPS=false leaves those out.
+HTTPS = envbool("HTTPS", True)
+
+if not DEBUG and HTTPS:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", True)

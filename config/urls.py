@@ -2,16 +2,26 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, reverse_lazy
 
 from campaign.views import accounts
 
 urlpatterns = [
     path("", include("campaign.urls")),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/registro/", accounts.signup, name="signup"),
+    # The one-time link a DJ gives a player who forgot their password (no e-mail).
     path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
+        "accounts/nueva-clave/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            success_url=reverse_lazy("password_reset_complete")
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/nueva-clave/hecho/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
     ),
     path("accounts/logout/", accounts.LogoutView.as_view(), name="logout"),
     path(

@@ -232,3 +232,120 @@ def test_logging_out_still_takes_a_post(client, db):
     client.force_login(UserFactory())
     assert client.get(reverse("logout")).status_code == 405
     assert is_logged_in(client)
+
+
+# Signing up, usernames in any case, landing, a DJ's password link
+
+
+def sign_up(client: Client, username: str, password: str = NEW_PASSWORD):
+    return client.post(
+        reverse("signup"), {"username": username, "password1": password, "password2": password}
+    )
+
+
+def test_a_new_dj_signs_up_from_the_login_page_and_goes_on_to_a_campaign(client, db):
+    from django.contrib.auth import get_user_model
+
+    page = client.get(reverse("login")).content.decode()
+    assert reverse("signup") in page and "Crear una cuenta" in page
+
+    response = sign_up(client, "Haruka")
+
+    assert response.status_code == 302 and response["Location"] == reverse("campaign_new")
+    assert is_logged_in(client)
+    assert get_user_model().objects.filter(username="Haruka").exists()
+
+
+def test_sign_up_is_off_on_a_private_server(client, db, settings):
+    settings.SIGNUP = False
+    from django.contrib.auth import get_user_model
+
+    assert reverse("signup") not in client.get(reverse("login")).content.decode()
+    assert client.get(reverse("signup")).status_code == 404
+    assert sign_up(client, "Haruka").status_code == 404
+    assert not get_user_model().objects.filter(username="Haruka").exists()
+
+
+def test_a_username_is_one_name_whatever_its_case(client, db):
+    from django.contrib.auth import get_user_model
+    from django.db import IntegrityError, transaction
+
+    UserFactory(username="Mei")
+    users = get_user_model().objects.count()
+
+    response = sign_up(client, "mei")
+
+    assert response.status_code == 422
+    assert "Ese nombre de usuario ya existe" in response.content.decode()
+    assert get_user_model().objects.count() == users and not is_logged_in(client)
+    # The database holds it too, whoever writes (the admin, createsuperuser).
+    with pytest.raises(IntegrityError), transaction.atomic():
+        get_user_model().objects.create_user(username="MEI", password=NEW_PASSWORD)
+    # And logging in finds the account in any case.
+    assert log_in(client, "mEI", PASSWORD).status_code == 302 and is_logged_in(client)
+
+
+@pytest.fixture
+def table(db):
+    from campaign import services
+    from tests.factories import CampaignFactory, CharacterFactory
+
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    mei = UserFactory(username="mei")
+    services.invitation_accept(
+        invitation=services.invitation_create(character=aiko, by=dj), user=mei
+    )
+    return {"dj": dj, "campaign": campaign, "aiko": aiko, "mei": mei}
+
+
+def test_a_player_with_one_pj_lands_on_its_sheet_after_logging_in(client, table):
+    sheet = reverse("sheet", args=["kiso", table["aiko"].pk])
+
+    assert log_in(client, "mei", PASSWORD)["Location"] == sheet
+    client.logout()
+    assert log_in(client, "sensei", PASSWORD)["Location"] == reverse("home")
+    client.logout()
+    elsewhere = client.post(
+        reverse("login") + "?next=/reglas/", {"username": "mei", "password": PASSWORD}
+    )
+    assert elsewhere["Location"] == "/reglas/"
+
+
+def test_the_dj_gives_a_player_a_one_time_password_link(client, table):
+    client.force_login(table["dj"])
+    url = reverse("password_link", args=["kiso", table["aiko"].pk])
+
+    page = client.post(url).content.decode()
+
+    link = re.search(r'value="(http://testserver/accounts/nueva-clave/[^"]+)"', page).group(1)
+    player = Client()
+    form = player.get(link, follow=True)
+    assert "Para la cuenta mei" in form.content.decode()
+    done = player.post(
+        form.redirect_chain[-1][0], {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    )
+    assert done.status_code == 302
+    assert log_in(Client(), "mei", NEW_PASSWORD).status_code == 302
+    again = Client().get(link, follow=True).content.decode()
+    assert "Este enlace ya no sirve" in again
+
+
+def test_no_password_link_for_a_player_who_also_plays_for_another_dj(client, table):
+    from campaign import services
+    from tests.factories import CampaignFactory, CharacterFactory
+
+    other = CampaignFactory(name="Otra", slug="otra", dj=UserFactory(username="otro-dj"))
+    ren = CharacterFactory(campaign=other, name="Ren")
+    services.invitation_accept(
+        invitation=services.invitation_create(character=ren, by=other.memberships.get().user),
+        user=table["mei"],
+    )
+    client.force_login(table["dj"])
+
+    page = client.post(reverse("password_link", args=["kiso", table["aiko"].pk])).content.decode()
+
+    assert "nueva-clave" not in page
+    assert "también juega en campañas de otros DJ" in page
+    assert "manage.py changepassword mei" in page

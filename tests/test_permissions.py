@@ -67,6 +67,9 @@ ACCESS = {
     "campaign_new": Access.LOGGED_IN,
     "password_change": Access.LOGGED_IN,
     "password_change_done": Access.LOGGED_IN,
+    "signup": Access.PUBLIC,
+    "password_reset_confirm": Access.PUBLIC,  # a link that is no good says so
+    "password_reset_complete": Access.PUBLIC,
     # The DJ's table
     "board": Access.DJ,
     "board_refresh": Access.DJ,
@@ -74,6 +77,7 @@ ACCESS = {
     "act": Access.DJ,
     "secret": Access.DJ,
     "catch_up": Access.DJ,
+    "password_link": Access.DJ,
     "ask": Access.DJ,
     "next_round": Access.DJ,
     "party_time": Access.DJ,
@@ -136,7 +140,14 @@ TARGETS = {
 }
 DEFAULT_TARGETS = ("other",)
 OBJECT_ARGUMENTS = ("pk", "seq")  # the arguments a target fills
-OTHER_ARGUMENTS = ("slug", "kind", "token", "number", "fmt")  # filled the same for everyone
+OTHER_ARGUMENTS = (
+    "slug",
+    "kind",
+    "token",
+    "number",
+    "fmt",
+    "uidb64",
+)  # filled the same for everyone
 
 # A query string that makes the request a meaningful one for those who may make it.
 # "{campaign}" is campaign A's id: the live channel names its campaigns in the query.
@@ -268,6 +279,7 @@ class World:
             "token": self.invitation.token,
             "number": self.session.number,
             "fmt": "md",
+            "uidb64": "MQ",
             "pk": objects[target].pk if target in objects else None,
             "seq": events[target].seq if target in events else None,
         }

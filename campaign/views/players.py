@@ -9,19 +9,22 @@ import segno
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import BaseUserCreationForm
+from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.encoding import force_bytes
 from django.utils.html import mark_safe
+from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import get_usage
 
 from .. import selectors, services
 from ..access import campaign_for_dj, character_for_dj
+from ..forms import AccountForm
 from ..models import Campaign
 
 # Wrong codes one address may try before it waits (a code is 8 of 31 signs: guessing one
@@ -104,6 +107,39 @@ def invitation_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
+def password_link(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A one-time link for the player of PJ `pk` to set a new password (no e-mail needed).
+    Only for a player whose every campaign is this DJ's: no DJ opens another's account."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = character_for_dj(campaign=campaign, pk=pk)
+    player = character.player
+    if player is None:
+        raise Http404("No player.")
+    context = _players_context(request, campaign)
+    if not selectors.plays_only_for(user=player, dj=request.user):
+        context["link_refused"] = (
+            character.pk,
+            _(
+                "%(player)s also plays in other DJs' campaigns, or runs one: they change "
+                "their password themselves, or the server's owner does it "
+                "(manage.py changepassword %(player)s)."
+            )
+            % {"player": player.get_username()},
+        )
+    else:
+        path = reverse(
+            "password_reset_confirm",
+            args=[
+                urlsafe_base64_encode(force_bytes(player.pk)),
+                default_token_generator.make_token(player),
+            ],
+        )
+        context["password_link"] = (character.pk, request.build_absolute_uri(path))
+    return render(request, "campaign/players.html", context)
+
+
+@require_POST
+@login_required
 def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
@@ -119,18 +155,6 @@ def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 # -- joining -------------------------------------------------------------------------------
-
-
-class SignUpForm(BaseUserCreationForm):
-    """A new player account: a username and a password typed twice (Django's checks)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        # One short line instead of Django's list of every rule (read on a phone).
-        self.fields["password1"].help_text = _(
-            "At least 8 characters; not only digits, not a common password, not like your username."
-        )
-        self.fields["password2"].help_text = _("The same password again.")
 
 
 def _wrong_codes(request: HttpRequest, *, count: bool = False) -> dict:
@@ -171,7 +195,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST":
         user = request.user if request.user.is_authenticated else None
         if user is None:
-            form = SignUpForm(request.POST)
+            form = AccountForm(request.POST)
         try:
             with transaction.atomic():
                 if form is not None:
@@ -183,13 +207,13 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             error = " ".join(m for m in err.messages if m)
         else:
             if not request.user.is_authenticated:
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                login(request, user, backend="campaign.auth.UsernameAnyCaseBackend")
             messages.success(
                 request, _("Welcome to %(campaign)s!") % {"campaign": invitation.campaign.name}
             )
             return redirect("sheet", slug=invitation.campaign.slug, pk=character.pk)
     elif not request.user.is_authenticated:
-        form = SignUpForm()
+        form = AccountForm()
     context = {
         "invitation": invitation,
         "form": form,

@@ -1,0 +1,95 @@
+"""The pages a player can meet when something is wrong: 400, 403, 404 and 500 in the
+app's look and language, never Django's DEBUG page (DEBUG is off, as under `make run`)."""
+
+import pytest
+from django.test import Client, override_settings
+from django.urls import reverse
+
+from campaign import services
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+DEBUG_PAGE_WORDS = ("Using the URLconf", "Traceback", "DEBUG = True", "Request Method")
+
+
+def looks_like_the_app(html: str) -> None:
+    assert 'class="topbar"' in html and "css/app.css" in html
+    assert 'lang="es"' in html
+    for words in DEBUG_PAGE_WORDS:
+        assert words not in html
+
+
+@pytest.fixture
+def player(db):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    mei = UserFactory(username="mei")
+    services.invitation_accept(
+        invitation=services.invitation_create(character=aiko, by=dj), user=mei
+    )
+    client = Client()
+    client.force_login(mei)
+    return {"client": client, "campaign": campaign, "aiko": aiko, "user": mei}
+
+
+@override_settings(DEBUG=False)
+def test_a_player_on_the_djs_board_meets_the_apps_404_in_spanish(player):
+    response = player["client"].get(reverse("board", args=["kiso"]))
+
+    assert response.status_code == 404
+    html = response.content.decode()
+    looks_like_the_app(html)
+    assert "Página no encontrada" in html and "Volver a tus campañas" in html
+
+
+@override_settings(DEBUG=False)
+def test_a_player_whose_pj_was_archived_meets_the_404_that_says_why(player):
+    services.character_archive(character=player["aiko"])
+
+    response = player["client"].get(reverse("sheet", args=["kiso", player["aiko"].pk]))
+
+    assert response.status_code == 404
+    assert "Puede que tu DJ lo haya archivado" in response.content.decode()
+
+
+@override_settings(DEBUG=False)
+def test_a_form_sent_without_its_token_meets_the_apps_403(player):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(player["user"])
+
+    response = client.post(reverse("logout"))
+
+    assert response.status_code == 403
+    html = response.content.decode()
+    looks_like_the_app(html)
+    assert "Página caducada" in html and "No se ha anotado nada" in html
+
+
+@override_settings(DEBUG=False, ALLOWED_HOSTS=["zodiac.example"])
+def test_a_bad_host_meets_the_apps_400(player):
+    response = player["client"].get("/", headers={"host": "elsewhere.example"})
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    looks_like_the_app(html)
+    assert "Petición no entendida" in html
+
+
+@override_settings(DEBUG=False)
+def test_a_crash_meets_the_apps_500_in_spanish(player, monkeypatch):
+    from campaign.views import home
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(home, "render", broken)
+    client = Client(raise_request_exception=False)
+    client.force_login(player["user"])
+
+    response = client.get(reverse("home"))
+
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert "Algo ha fallado" in html and "css/app.css" in html
+    for words in (*DEBUG_PAGE_WORDS, "boom", "RuntimeError"):
+        assert words not in html
