@@ -32,7 +32,7 @@ def test_a_player_changes_their_password_on_a_phone_and_logs_in_with_it(page, ap
 
     # A slip first: the current password is wrong, so the page says so and keeps the old one.
     page.get_by_label("Contraseña antigua").fill("not-the-password")
-    page.get_by_label("Contraseña nueva", exact=True).fill(NEW)
+    page.get_by_label("Nueva contraseña", exact=True).fill(NEW)
     page.get_by_label("Contraseña nueva (confirmación)").fill(NEW)
     page.get_by_role("button", name="Cambiar contraseña").click()
     expect(page.get_by_role("alert")).to_contain_text("Su contraseña antigua es incorrecta")
@@ -40,7 +40,7 @@ def test_a_player_changes_their_password_on_a_phone_and_logs_in_with_it(page, ap
     screenshot(page, "password-error-360")
 
     page.get_by_label("Contraseña antigua").fill(OLD)
-    page.get_by_label("Contraseña nueva", exact=True).fill(NEW)
+    page.get_by_label("Nueva contraseña", exact=True).fill(NEW)
     page.get_by_label("Contraseña nueva (confirmación)").fill(NEW)
     page.get_by_role("button", name="Cambiar contraseña").click()
     expect(page.get_by_role("heading", name="Contraseña cambiada")).to_be_visible()
@@ -79,3 +79,53 @@ def test_five_wrong_passwords_bring_the_login_page_back_with_the_lockout(page, a
     page.get_by_role("button", name="Entrar").click()
     expect(page.get_by_role("alert")).to_contain_text("Demasiados intentos fallidos")
     expect(page).to_have_url(re.compile(r"/accounts/login/$"))
+
+
+def test_a_new_dj_signs_up_from_the_login_page(browser, app_url):
+    for width in (1280, 360):
+        context = browser.new_context(locale="es-ES", viewport={"width": width, "height": 800})
+        page = context.new_page()
+        page.goto(f"{app_url}/accounts/login/")
+        page.get_by_role("link", name="Crear una cuenta").click()
+        screenshot(page, f"signup-{width}")
+        page.get_by_label("Nombre de usuario").fill(f"haruka{width}")
+        page.get_by_label("Contraseña", exact=True).fill("una clave larga de mesa")
+        page.get_by_label("Contraseña (confirmación)").fill("una clave larga de mesa")
+        page.get_by_role("button", name="Crear la cuenta").click()
+        expect(page.get_by_text("Tu cuenta está lista")).to_be_visible()
+        expect(page.get_by_role("heading", name="Nueva campaña")).to_be_visible()
+        context.close()
+
+
+def test_a_dj_copies_a_password_link_for_a_player(browser, app_url):
+    from campaign import services
+    from tests.factories import CharacterFactory
+
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    mei = UserFactory(username="mei")
+    services.invitation_accept(
+        invitation=services.invitation_create(character=aiko, by=dj), user=mei
+    )
+    context = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 800})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    log_in(context, app_url, dj)
+    page = context.new_page()
+    page.goto(f"{app_url}/c/kiso/jugadores/")
+
+    page.get_by_role("button", name="Enlace para una contraseña nueva").click()
+    link = page.get_by_label("Enlace de contraseña")
+    expect(link).to_have_value(re.compile(r"/accounts/nueva-clave/"))
+    page.get_by_role("button", name="Copiar").click()
+    expect(page.get_by_role("button", name="Copiado")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == link.input_value()
+    screenshot(page, "players-password-link-1280")
+
+    player = browser.new_context(locale="es-ES", viewport={"width": 360, "height": 740}).new_page()
+    player.goto(link.input_value())
+    player.get_by_label("Nueva contraseña", exact=True).fill("otra clave larga de mesa")
+    player.get_by_label("Contraseña nueva (confirmación)").fill("otra clave larga de mesa")
+    screenshot(player, "password-reset-360")
+    player.get_by_role("button", name="Guardar la contraseña").click()
+    expect(player.get_by_role("heading", name="Contraseña guardada")).to_be_visible()
