@@ -69,67 +69,67 @@ def _card_text(es_effect: str, es_ends: str, en_effect: str, en_ends: str) -> di
 
 # Emoción leve has the same effect whichever variant it is; only the title differs.
 _EMO_LEVE = _card_text(
-    "Facilidad +1 en FUE o VOL para huir o luchar; Obstáculo -1 al resto.",
+    "Facilidad +1 en FUE o VOL para huir o luchar; Obstáculo −1 al resto.",
     "Tras 1 minuto de Reposo en calma (dormir cuenta), lejos de toda tensión.",
-    "Bonus +1 on FUE or VOL to flee or fight; Obstacle -1 on the rest.",
+    "Bonus +1 on FUE or VOL to flee or fight; Obstacle −1 on the rest.",
     "After 1 minute of calm Rest (sleep counts), away from any stress.",
 )
 _EMO_TERROR = _card_text(
-    "Facilidad +1 en FUE o VOL para huir de la causa; Obstáculo -3 al resto.",
+    "Facilidad +1 en FUE o VOL para huir de la causa; Obstáculo −3 al resto.",
     "Al saberse a salvo de la causa: pasa a miedo.",
-    "Bonus +1 on FUE or VOL to flee the cause; Obstacle -3 on the rest.",
+    "Bonus +1 on FUE or VOL to flee the cause; Obstacle −3 on the rest.",
     "Once knowingly safe from the cause: becomes Fear.",
 )
 _EMO_IRA = _card_text(
-    "Facilidad +1 en FUE o VOL para atacar la causa; Obstáculo -3 al resto.",
+    "Facilidad +1 en FUE o VOL para atacar la causa; Obstáculo −3 al resto.",
     "Al saberse a salvo de la causa: pasa a euforia.",
-    "Bonus +1 on FUE or VOL to fight the cause; Obstacle -3 on the rest.",
+    "Bonus +1 on FUE or VOL to fight the cause; Obstacle −3 on the rest.",
     "Once knowingly safe from the cause: becomes Elation.",
 )
 _EMO_ABATIMIENTO = _card_text(
-    "Obstáculo -2 a cualquier acción.",
+    "Obstáculo −2 a cualquier acción.",
     "Solo cuando el DJ lo decida.",
-    "Obstacle -2 on any action.",
+    "Obstacle −2 on any action.",
     "Only when the GM says so.",
 )
 
 # Cards per (type, grade); Emoción also per (type, grade, variant), which is what a PJ holds.
 CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
     ("heridas", "leve"): _card_text(
-        "Obstáculo -1 en acciones de FUE, AGI o DES.",
+        "Obstáculo −1 en acciones de FUE, AGI o DES.",
         "TS FUE tras cada Descanso si es tu única Herida; Curación la vuelve Fatiga leve.",
-        "Obstacle -1 on FUE, AGI or DES actions.",
+        "Obstacle −1 on FUE, AGI or DES actions.",
         "Save FUE after each Long rest if it's your only wound; Healing turns it into "
         "Light Fatigue.",
     ),
     ("heridas", "grave"): _card_text(
-        "Obstáculo -3 en acciones de FUE, AGI o DES.",
+        "Obstáculo −3 en acciones de FUE, AGI o DES.",
         "Solo Curación la baja a leve; cada día sin ella, TS FUE o infección.",
-        "Obstacle -3 on FUE, AGI or DES actions.",
+        "Obstacle −3 on FUE, AGI or DES actions.",
         "Only Healing lowers it to Light; each day without it, save FUE or get infected.",
     ),
     ("heridas", "persistente"): _card_text(
-        "Obstáculo -2 en acciones de FUE, AGI o DES.",
+        "Obstáculo −2 en acciones de FUE, AGI o DES.",
         "TS FUE por cada mes de Descanso (semana tras cirugía): pasa a leve.",
-        "Obstacle -2 on FUE, AGI or DES actions.",
+        "Obstacle −2 on FUE, AGI or DES actions.",
         "Save FUE per month of Long rest (per week after surgery): becomes Light.",
     ),
     ("fatiga", "leve"): _card_text(
-        "Obstáculo -1 a cualquier acción.",
+        "Obstáculo −1 a cualquier acción.",
         "Tras 1 minuto de Reposo.",
-        "Obstacle -1 on any action.",
+        "Obstacle −1 on any action.",
         "After 1 minute of Rest.",
     ),
     ("fatiga", "grave"): _card_text(
-        "Obstáculo -3 a cualquier acción.",
+        "Obstáculo −3 a cualquier acción.",
         "Tras 1 hora de Reposo.",
-        "Obstacle -3 on any action.",
+        "Obstacle −3 on any action.",
         "After 1 hour of Rest.",
     ),
     ("fatiga", "persistente"): _card_text(
-        "Obstáculo -2 a cualquier acción.",
+        "Obstáculo −2 a cualquier acción.",
         "Con un Descanso.",
-        "Obstacle -2 on any action.",
+        "Obstacle −2 on any action.",
         "After a Long rest.",
     ),
     ("shock", "leve"): _card_text(
@@ -153,9 +153,9 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
     ("emocion", "leve"): _EMO_LEVE,
     ("emocion", "grave"): _card_text(
         "Facilidad +1 en FUE o VOL para huir (terror) o atacar (ira) la causa; "
-        "Obstáculo -3 al resto.",
+        "Obstáculo −3 al resto.",
         "Al saberse a salvo de la causa: baja a leve.",
-        "Bonus +1 on FUE or VOL to flee (Terror) or fight (Rage) the cause; Obstacle -3 on "
+        "Bonus +1 on FUE or VOL to flee (Terror) or fight (Rage) the cause; Obstacle −3 on "
         "the rest.",
         "Once knowingly safe from the cause: drops to Light.",
     ),
@@ -166,21 +166,21 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
     ("emocion", "grave", "ira"): _EMO_IRA,
     ("emocion", "persistente", "abatimiento"): _EMO_ABATIMIENTO,
     ("afeccion", "leve"): _card_text(
-        "Efectos según cada enfermedad o veneno. Medicina contigo: Obstáculo -1.",
+        "Efectos según cada enfermedad o veneno. Medicina para tratarle: Obstáculo −1.",
         "Cuando el DJ lo diga; si no, avanza a grave.",
-        "Effects set by each disease or poison. Medicine on you: Obstacle -1.",
+        "Effects set by each disease or poison. Medicine to treat them: Obstacle −1.",
         "When the GM says so; otherwise it moves on to Serious.",
     ),
     ("afeccion", "grave"): _card_text(
-        "Efectos según cada enfermedad o veneno. Medicina contigo: Obstáculo -3.",
+        "Efectos según cada enfermedad o veneno. Medicina para tratarle: Obstáculo −3.",
         "Cuando el DJ lo diga; si no, avanza a persistente.",
-        "Effects set by each disease or poison. Medicine on you: Obstacle -3.",
+        "Effects set by each disease or poison. Medicine to treat them: Obstacle −3.",
         "When the GM says so; otherwise it moves on to Persistent.",
     ),
     ("afeccion", "persistente"): _card_text(
-        "Efectos según cada enfermedad o veneno. Medicina contigo: Obstáculo -2.",
+        "Efectos según cada enfermedad o veneno. Medicina para tratarle: Obstáculo −2.",
         "Solo cuando el DJ lo decida.",
-        "Effects set by each disease or poison. Medicine on you: Obstacle -2.",
+        "Effects set by each disease or poison. Medicine to treat them: Obstacle −2.",
         "Only when the GM says so.",
     ),
 }
@@ -441,8 +441,8 @@ RULES: dict[str, dict[str, str]] = {
         "With serious already marked, the type's own overflow rule decides.",
     ),
     "R4": _rule(
-        "Heridas: Obstáculo en FUE, AGI y DES (leve -1, persistente -2, grave -3).",
-        "Wounds: Obstacle on FUE, AGI and DES (light -1, persistent -2, serious -3).",
+        "Heridas: Obstáculo en FUE, AGI y DES (leve −1, persistente −2, grave −3).",
+        "Wounds: Obstacle on FUE, AGI and DES (light −1, persistent −2, serious −3).",
     ),
     "R5": _rule(
         "Más Heridas sobre grave, o grave sobre otra Herida: incapacitado.",
@@ -461,8 +461,8 @@ RULES: dict[str, dict[str, str]] = {
         "Fatigue on serious: persistent plus Light Shock; if already there, Wounds.",
     ),
     "R9": _rule(
-        "Fatiga: Obstáculo a todo (leve -1, persistente -2, grave -3).",
-        "Fatigue: Obstacle on everything (light -1, persistent -2, serious -3).",
+        "Fatiga: Obstáculo a todo (leve −1, persistente −2, grave −3).",
+        "Fatigue: Obstacle on everything (light −1, persistent −2, serious −3).",
     ),
     "R10": _rule(
         "Fatiga se va con Reposo (1 min o 1 h) o con un Descanso.",
@@ -505,8 +505,8 @@ RULES: dict[str, dict[str, str]] = {
         "Affliction: each illness sets its effects; Medicine on the patient takes an Obstacle.",
     ),
     "R20": _rule(
-        "El Obstáculo total nunca baja de -3.",
-        "Total Obstacle never goes below -3.",
+        "El Obstáculo total nunca baja de −3.",
+        "Total Obstacle never goes below −3.",
     ),
     "R21": _rule(
         "A qué acciones afecta cada tipo.",

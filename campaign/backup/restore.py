@@ -10,6 +10,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import (
     Campaign,
@@ -43,6 +44,17 @@ class ImportResult:
     events: int
     # What the file had that this server could not take (unknown accounts), in words.
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> str:
+        """ "4 PJ, 1 sesión, 120 eventos", in the active language."""
+        return ", ".join(
+            (
+                ngettext("%(n)s PJ", "%(n)s PJ", self.characters) % {"n": self.characters},
+                ngettext("%(n)s session", "%(n)s sessions", self.sessions) % {"n": self.sessions},
+                ngettext("%(n)s event", "%(n)s events", self.events) % {"n": self.events},
+            )
+        )
 
 
 def campaign_import(

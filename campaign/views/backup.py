@@ -47,16 +47,8 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
                 campaign = result.campaign
                 messages.success(
                     request,
-                    _(
-                        "Campaign %(name)s imported: %(characters)s PJ, %(sessions)s sessions, "
-                        "%(events)s events. You are its DJ."
-                    )
-                    % {
-                        "name": campaign.name,
-                        "characters": result.characters,
-                        "sessions": result.sessions,
-                        "events": result.events,
-                    },
+                    _("Campaign %(name)s imported: %(counts)s. You are its DJ.")
+                    % {"name": campaign.name, "counts": result.counts},
                 )
                 for note in result.notes:
                     messages.warning(request, note)

@@ -200,7 +200,7 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
         return _party_refuse(
             request, campaign, _("Say why the event is voided."), 422, slot="void-error"
         )
-    return _void(request, campaign, event, reason, slot="void-error")
+    return _void(request, campaign, event, reason, slot="void-error", undo=False)
 
 
 def _void(
@@ -210,6 +210,7 @@ def _void(
     reason: str,
     *,
     slot: str = "time-error",
+    undo: bool = True,
 ):
     try:
         services.event_void(event=event, actor=request.user, reason=reason)
@@ -218,7 +219,10 @@ def _void(
     except ValidationError as err:
         return _party_refuse(request, campaign, " ".join(err.messages), 409, slot=slot)
     who = event.character.name if event.character_id else _("Everyone")
-    text = _("Undone: #%(seq)s %(who)s: %(what)s") % {
+    words = (
+        _("Undone: #%(seq)s %(who)s: %(what)s") if undo else _("Voided: #%(seq)s %(who)s: %(what)s")
+    )
+    text = words % {
         "seq": event.seq,
         "who": who,
         "what": event_label(event.event),

@@ -1,5 +1,7 @@
 """Tests for rules.texts: every label, card, check and audit line exists in both languages."""
 
+import re
+
 import pytest
 
 import rules
@@ -84,14 +86,19 @@ def test_card_titles_read_naturally_in_each_language():
 
 
 def test_cards_carry_the_spec_numbers():
-    assert "-1" in card("heridas", "leve")["effect"]
-    assert "-2" in card("heridas", "persistente")["effect"]
-    assert "-3" in card("fatiga", "grave", lang="en")["effect"]
+    assert "−1" in card("heridas", "leve")["effect"]
+    assert "−2" in card("heridas", "persistente")["effect"]
+    assert "−3" in card("fatiga", "grave", lang="en")["effect"]
     assert "Inconsciente" in card("shock", "persistente")["effect"]
     assert "Fatiga" in card("heridas", "leve")["ends"]
-    for grade, obstacle in (("leve", "-1"), ("grave", "-3"), ("persistente", "-2")):
+    for grade, obstacle in (("leve", "−1"), ("grave", "−3"), ("persistente", "−2")):
         assert obstacle in card("afeccion", grade)["effect"]
         assert "Medicine" in card("afeccion", grade, lang="en")["effect"]
+    # A real minus sign, as the modifier tables print it: never a hyphen.
+    for key in CARDS:
+        for lang in LANGS:
+            text = CARDS[key][lang]["effect"] + CARDS[key][lang]["ends"]
+            assert not re.search(r"(^|[ (])-\d", text), (key, lang, text)
 
 
 def test_card_falls_back_to_spanish_for_an_unknown_language():

@@ -65,16 +65,11 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(note))
         self.stdout.write(
             self.style.SUCCESS(
-                _(
-                    "Imported “%(name)s” as /c/%(slug)s/: %(characters)s PJ, "
-                    "%(sessions)s sessions, %(events)s events."
-                )
+                _("Imported “%(name)s” as /c/%(slug)s/: %(counts)s.")
                 % {
                     "name": result.campaign.name,
                     "slug": result.campaign.slug,
-                    "characters": result.characters,
-                    "sessions": result.sessions,
-                    "events": result.events,
+                    "counts": result.counts,
                 }
             )
         )
