@@ -14,7 +14,15 @@ from django.utils.translation import ngettext
 
 from rules import texts
 from rules.state import modifier_sources
-from rules.vocab import CHECKS, DERIVED_SPECIALS, GRADES, MODIFIED_SCORES, OBSTACULO, TYPES
+from rules.vocab import (
+    CHECKS,
+    DERIVED_SPECIALS,
+    GRADES,
+    MODIFIED_SCORES,
+    OBSTACULO,
+    SCORES,
+    TYPES,
+)
 
 from . import selectors
 from .models import Campaign, Character
@@ -105,6 +113,12 @@ class Card:
     medicine_obstacle: int
     shock_grave: bool = False
     behind: int = 0  # seconds its clock is behind the party's (board cards only)
+
+    @property
+    def scores(self) -> list[tuple[str, int | None]]:
+        """The PJ's attribute scores in the game's order (None: not given)."""
+        given = self.character.attributes or {}
+        return [(name, given.get(name)) for name in SCORES]
 
     @property
     def behind_text(self) -> str:

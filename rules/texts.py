@@ -6,6 +6,8 @@ All wording here is our own short summary of the rules (see SPEC.md); Spanish fi
 import re
 from typing import Any
 
+from rules.vocab import SCORES
+
 __all__ = [
     "CARDS",
     "CHECKS",
@@ -212,6 +214,12 @@ _SHOCK_LEVE_NEXT_ROUND = {
     "en": "At the end of its next turn, next round's (with no turn end recorded, when that "
     "round is over).",
 }
+
+
+def score_order(scores: dict) -> list[tuple[str, object]]:
+    """Attribute scores in the game's order (FUE, AGI, DES, INT, VOL), any others after."""
+    rank = {name: i for i, name in enumerate(SCORES)}
+    return sorted(scores.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
 
 
 def card(
@@ -620,7 +628,9 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
     if change == "scores":
         scores = effect.get("scores")
         listed = (
-            ", ".join(f"{k} {v}" for k, v in scores.items()) if isinstance(scores, dict) else ""
+            ", ".join(f"{k} {v}" for k, v in score_order(scores))
+            if isinstance(scores, dict)
+            else ""
         )
         text = "Attribute scores" if en else "Puntuaciones"
         return f"{text}: {listed}" if listed else text

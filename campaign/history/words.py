@@ -121,8 +121,10 @@ def event_label(event: dict) -> str:
         return (_("Gains %(name)s") if event.get("on") else _("Loses %(name)s")) % {"name": name}
     if kind == "attributes":
         scores = event.get("scores") if isinstance(event.get("scores"), dict) else {}
+        if not scores:
+            return _("Scores: none yet")
         return _("Scores: %(scores)s") % {
-            "scores": ", ".join(f"{k} {v}" for k, v in sorted(scores.items()))
+            "scores": ", ".join(f"{k} {v}" for k, v in texts.score_order(scores))
         }
     if kind == "start":
         return _("Joins the campaign")

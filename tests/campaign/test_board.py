@@ -895,3 +895,16 @@ def test_the_demo_board_shows_four_pj_all_able_to_act(client, db):
     assert "no puede actuar" not in html
     for name in ("Aiko", "Kenji", "Mei", "Taro"):
         assert f">{name}</h2>" in html
+
+
+def test_the_card_shows_the_scores_in_the_games_order(dj_client, campaign, aiko):
+    import re as _re
+
+    html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    scores = _re.search(r'<p class="scores".*?</p>', html, _re.S).group(0)
+    shown = _re.findall(r"<abbr[^>]*>(\w+)</abbr> <strong>(.*?)</strong>", scores)
+    assert [name for name, _ in shown] == ["FUE", "AGI", "DES", "INT", "VOL"]
+    assert shown[1][1] == "5" and "–" in shown[3][1]  # INT was not given
+    # And the log names them in that order too.
+    assert "Puntuaciones: FUE 3, AGI 5, DES 4, VOL 3" in html
