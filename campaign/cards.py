@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.utils import translation
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -205,7 +206,7 @@ def build(
         )
         removable = name in given if given is not None else name not in DERIVED_SPECIALS
         specials.append(
-            Chip(name, texts.special_label(name, code), effect, name in secret, removable)
+            Chip(name, capfirst(texts.special_label(name, code)), effect, name in secret, removable)
         )
     affliction_chips = []
     for name in state["afflictions"]:
@@ -215,7 +216,9 @@ def build(
         effect = ""
         if entry is not None and phase:
             effect = getattr(entry, f"effect_{phase}", "") or getattr(entry, "effect", "")
-        affliction_chips.append(Chip(name, texts.special_label(name, code), effect, name in secret))
+        affliction_chips.append(
+            Chip(name, capfirst(texts.special_label(name, code)), effect, name in secret)
+        )
 
     scores = character.attributes or {}
     pending = []

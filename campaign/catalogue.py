@@ -25,6 +25,26 @@ SEED: list[tuple[str, str, str, dict[str, str]]] = [
             "persistente": "Postrado en cama; peligro de muerte sin tratamiento.",
         },
     ),
+    (
+        "veneno paralizante",
+        Kind.VENENO,
+        "Entumece los músculos desde la herida o el bocado.",
+        {
+            "leve": "Hormigueo y torpeza en las manos.",
+            "grave": "Le cuesta moverse; apenas sostiene un arma.",
+            "persistente": "Rígido y sin fuerzas; respira con dificultad.",
+        },
+    ),
+    (
+        "veneno somnífero",
+        Kind.VENENO,
+        "Adormece poco a poco a quien lo toma.",
+        {
+            "leve": "Bosteza y se distrae.",
+            "grave": "Se le cierran los ojos; cabecea en cuanto se queda quieto.",
+            "persistente": "Cae en un sueño hondo del que cuesta despertarlo.",
+        },
+    ),
     ("desangramiento", Kind.ESPECIAL, "Pierde sangre hasta que lo atiendan.", {}),
     ("lesion", Kind.ESPECIAL, "Una parte del cuerpo dañada por mucho tiempo.", {}),
     ("ceguera", Kind.ESPECIAL, "No ve.", {}),

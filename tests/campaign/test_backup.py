@@ -876,8 +876,10 @@ def test_the_pages_read_a_void_event_of_any_shape(small, client, event):
 def test_half_a_surrogate_pair_in_an_event_is_a_refusal_on_any_database(small):
     # SQLite keeps it in a JSON column (escaped), and then no page naming it can be sent.
     document, dj = small
-    document["events"][0]["event"]["source"] = "veneno"
-    text = json.dumps(document).replace('"veneno"', '"veneno \\ud800"', 1)
+    document["events"][0]["event"]["source"] = "ponzoña de prueba"
+    text = json.dumps(document, ensure_ascii=False).replace(
+        '"ponzoña de prueba"', '"ponzoña \\ud800"', 1
+    )
 
     message = refused(text, dj, lang="en")
 

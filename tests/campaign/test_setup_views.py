@@ -679,10 +679,12 @@ def test_the_catalogue_lists_the_seeded_entries_by_kind(dj_client, campaign):
     especial = page.index('id="kind-especial"')
     enfermedad = page.index('id="kind-enfermedad"')
     veneno = page.index('id="kind-veneno"')
-    assert especial < page.index("<h3>desprevenido</h3>") < enfermedad
-    assert enfermedad < page.index("<h3>infeccion</h3>") < veneno
+    # Named as words (the events keep their keys: "infeccion", "bloqueo_empatico").
+    assert especial < page.index("<h3>Desprevenido</h3>") < enfermedad
+    assert enfermedad < page.index("<h3>Infección</h3>") < veneno
+    assert "<h3>Bloqueo empático</h3>" in page and "bloqueo_empatico</h3>" not in page
     assert "Fiebre alta y debilidad." in page
-    assert "Ninguna entrada todavía." in page  # no poisons yet
+    assert veneno < page.index("<h3>Veneno paralizante</h3>")  # seeded poisons
 
 
 def test_the_dj_adds_an_entry_named_as_events_spell_it(dj_client, campaign):
@@ -753,7 +755,7 @@ def test_the_edit_page_asks_before_deleting_an_entry(dj_client, campaign, entry)
     page = html(dj_client.get(reverse("catalogue_edit", args=["kiso", entry.pk])))
 
     assert '<details class="confirm danger-zone">' in page
-    assert "¿Borrar «infeccion» del catálogo?" in page
+    assert "¿Borrar «Infección» del catálogo?" in page
     assert f'action="{reverse("catalogue_delete", args=["kiso", entry.pk])}"' in page
     assert "Sí, borrarla" in page
 
