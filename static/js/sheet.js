@@ -27,6 +27,8 @@
   });
   document.addEventListener("zodiac:change", (event) => {
     refresh(event.detail || {});
+    // A flash said its piece when the page opened ("Welcome to…"); the first news ends it.
+    document.querySelectorAll("main > .messages").forEach((messages) => { messages.remove(); });
   });
 
   // The parts of a change this sheet shows: its PJ's own card, the party's cards on it,

@@ -180,7 +180,19 @@ def test_an_invitation_link_leads_a_new_player_to_the_sheet(browser, app_url):
     page.get_by_role("button", name="Registrarme y unirme").click()
 
     expect(page.get_by_role("article", name="Aiko")).to_be_visible()
-    assert page.url.endswith(f"/c/kiso/pj/{campaign.characters.get(name='Aiko').pk}/hoja/")
+    aiko = campaign.characters.get(name="Aiko")
+    assert page.url.endswith(f"/c/kiso/pj/{aiko.pk}/hoja/")
+    # The welcome says its piece, and goes with the first news of the table.
+    welcome = page.get_by_text("¡Bienvenido a Kiso!")
+    expect(welcome).to_be_visible()
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    expect(page.get_by_role("article", name="Aiko").get_by_text("Fatiga Leve")).to_be_visible()
+    expect(welcome).to_have_count(0)
     players.reload()
     expect(players.get_by_text("Lo juega mei")).to_be_visible()
     screenshot(players, "players-joined-1280")

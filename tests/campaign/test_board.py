@@ -908,3 +908,19 @@ def test_the_card_shows_the_scores_in_the_games_order(dj_client, campaign, aiko)
     assert shown[1][1] == "5" and "–" in shown[3][1]  # INT was not given
     # And the log names them in that order too.
     assert "Puntuaciones: FUE 3, AGI 5, DES 4, VOL 3" in html
+
+
+def test_a_poisons_phase_text_is_written_on_the_card_not_only_hovered(dj_client, campaign, aiko):
+    act(
+        dj_client,
+        campaign,
+        aiko,
+        action="suffer",
+        type="afeccion",
+        grade="leve",
+        source="veneno paralizante",
+    )
+
+    html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert '<span class="chip-effect">Hormigueo y torpeza en las manos.</span>' in html
