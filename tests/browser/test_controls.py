@@ -322,3 +322,20 @@ def test_toasts_and_the_sticky_bar_cover_no_control(browser, app_url, table, wid
     bar = page.locator("#clockbar").bounding_box()
     assert aiko.bounding_box()["y"] >= bar["y"] + bar["height"]
     screenshot(page, f"board-toast-{width}")
+
+
+def test_ending_the_session_asks_once_and_offers_the_recap(browser, app_url, table):
+    services.session_start(campaign=table["campaign"], title="La emboscada")
+    page = open_board(browser, app_url, table)
+
+    page.get_by_text("Terminar sesión…").click()
+    expect(page.get_by_role("link", name="Sesión 1")).to_be_visible()  # still open
+    expect(page.get_by_text("¿Terminar la sesión 1?")).to_be_visible()
+    page.get_by_label("Resumen (opcional)").fill("Cayeron en la emboscada.")
+    screenshot(page, "board-end-session-1280")
+    page.get_by_role("button", name="Terminar la sesión 1").click()
+
+    expect(page.get_by_role("heading", name="Hojas de fin de sesión")).to_be_visible()
+    table["campaign"].refresh_from_db()
+    session = table["campaign"].sessions.get()
+    assert session.ended_at is not None and session.recap == "Cayeron en la emboscada."

@@ -281,7 +281,7 @@ def test_a_session_started_in_one_tab_shows_in_the_others(browser, app_url, tabl
     first.get_by_role("button", name="Empezar sesión").click()
 
     expect(second.get_by_role("link", name="Sesión 1")).to_be_visible(timeout=3000)
-    expect(second.get_by_role("button", name="Terminar sesión")).to_be_visible()
+    expect(second.get_by_text("Terminar sesión…")).to_be_visible()
     context.close()
 
 
