@@ -99,6 +99,14 @@ def events_for(
     return events.order_by("seq")
 
 
+def _names_any(event: dict, names: set[str] | None) -> bool:
+    """Whether an event names one of `names` (its source, E.Esp or específico)."""
+    return bool(names) and any(
+        isinstance(event.get(key), str) and event[key].lower() in names
+        for key in ("source", "name", "especifico")
+    )
+
+
 def _scrub_event(event: dict, secret: set[str]) -> dict:
     if not secret:
         return event
@@ -170,6 +178,14 @@ def rows(
         if isinstance(clock, int | float):
             clocks[event_id] = max(clocks.get(event_id, 0), int(clock))
     rounds = _rounds(campaign, [e.seq for e in events])
+    # For the DJ, a row is secret when the event was, or when it names what the DJ keeps
+    # from that PJ's player (a poison made secret later).
+    kept: dict[int, set[str]] = {}
+    if viewer.is_dj:
+        for pk, hidden in Character.objects.filter(campaign=campaign).values_list(
+            "pk", "secret_names"
+        ):
+            kept[pk] = {name.lower() for name in hidden or []}
     out = []
     for event in events:
         effects = event.effects or {}
@@ -202,7 +218,8 @@ def rows(
                 void_at=event.void_at,
                 void_by=event.void_by.get_username() if event.void_by_id else "",
                 void_reason=event.void_reason,
-                secret=event.secret and viewer.is_dj,
+                secret=viewer.is_dj
+                and (event.secret or _names_any(event.event, kept.get(event.character_id))),
                 session=event.session.number if event.session_id else None,
             )
         )

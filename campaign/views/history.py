@@ -264,6 +264,8 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
         _("Rules"),
         _("Voided"),
     ]
+    if viewer.is_dj:
+        headers.append(_("Secret"))  # what the players do not see named
 
     def values(row: history.Row) -> list[str]:
         void = ""
@@ -282,7 +284,7 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
             row.label,
             row.plain_trail,
             void,
-        ]
+        ] + ([_("secret") if row.secret else ""] if viewer.is_dj else [])
 
     name = f"zodiac-{campaign.slug}-sesion-{session.number}"
     if fmt == "csv":

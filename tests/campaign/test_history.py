@@ -367,3 +367,23 @@ def test_past_the_end_the_trail_offers_a_way_back(client, dj, table):
 
     assert "No hay eventos que mostrar." in html
     assert 'href="/c/kiso/historia/?final=1"' in html
+
+
+def test_the_djs_session_log_marks_what_the_players_do_not_see(client, dj, player, table):
+    # The table's ponzoña azul was made secret after Aiko suffered it.
+    client.force_login(dj)
+
+    markdown = get(client, "session_log", 1, "md").content.decode()
+    rows = list(csv.reader(io.StringIO(get(client, "session_log", 1, "csv").content.decode())))
+
+    assert rows[0][-1] == "Secreto"
+    poison = next(row for row in rows if "ponzoña azul" in " ".join(row))
+    assert poison[-1] == "secreto"
+    assert all(row[-1] == "" for row in rows[1:] if "ponzoña" not in " ".join(row))
+    line = next(line for line in markdown.splitlines() if "ponzoña azul" in line)
+    assert line.rstrip().endswith("| secreto |")
+    client.force_login(player)
+    player_rows = list(
+        csv.reader(io.StringIO(get(client, "session_log", 1, "csv").content.decode()))
+    )
+    assert "Secreto" not in player_rows[0]
