@@ -6,6 +6,7 @@ becomes a link to its explanation on the rules page.
 
 import re
 
+from django.utils.formats import number_format
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -39,6 +40,8 @@ def _amount(event: dict) -> str:
         if unit in event:
             n = event[unit]
             count = n if isinstance(n, int) else 2
+            if isinstance(n, float):
+                n = number_format(n)  # 1,5 in Spanish, as the DJ typed it
             if unit == "rounds":
                 return ngettext("%(n)s round", "%(n)s rounds", count) % {"n": n}
             if unit == "minutes":

@@ -116,7 +116,12 @@ def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> ta
     data = request.POST
     action = data.get("action", "")
     if action == "suffer":
-        return taps.suffer_event(data, especificos=campaign.especificos)
+        parsed = taps.suffer_event(data, especificos=campaign.especificos)
+        event = parsed.event
+        if event["type"] == "afeccion" and "source" not in event:
+            if not character.snapshot.state["afflictions"]:
+                raise ValidationError(_("Choose the disease or poison, or write a new one."))
+        return parsed
     if action in ("heal", "surgery"):
         healers = selectors.board_characters(campaign=campaign)
         return taps.Action(

@@ -205,6 +205,12 @@ def test_a_ts_roll_shows_the_die_and_applies_the_result(browser, app_url, table)
 
 
 def test_a_rule_error_is_shown_on_the_card_and_nothing_is_recorded(browser, app_url, table):
+    aiko_pj = table["party"]["Aiko"]
+    for event in (
+        {"kind": "suffer", "type": "heridas", "grade": "grave"},
+        {"kind": "heal", "healer": "Kenji"},  # one Curación until the next Descanso (R25)
+    ):
+        services.event_record(campaign=table["campaign"], character=aiko_pj, event=event)
     page = open_board(browser, app_url, table)
     before = StateEvent.objects.count()
     aiko = card(page, "Aiko")
@@ -212,7 +218,7 @@ def test_a_rule_error_is_shown_on_the_card_and_nothing_is_recorded(browser, app_
     aiko.get_by_role("button", name="Curación").click()
     aiko.get_by_role("button", name="Kenji").click()
 
-    expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("Heridas")
+    expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("Este PJ ya fue tratado")
     assert StateEvent.objects.count() == before
 
 

@@ -478,7 +478,7 @@ def test_cirugia_on_heridas_persistente(dj_client, campaign, aiko, kenji):
         ([], {"action": "sleep"}, lambda s: s["asleep"]),
         ([{"action": "sleep"}], {"action": "wake"}, lambda s: not s["asleep"]),
         ([{"action": "sleep"}], {"action": "wake_forced"}, lambda s: not s["asleep"]),
-        ([{"action": "suffer", "type": "afeccion", "grade": "leve"}], {"action": "progress"},
+        ([{"action": "suffer", "type": "afeccion", "grade": "leve", "source": "peste"}], {"action": "progress"},
          lambda s: s["active"]["afeccion"] == "grave"),
         ([{"action": "suffer", "type": "fatiga", "grade": "leve"}],
          {"action": "recover", "type_grade": "fatiga:leve"}, lambda s: s["marks"]["fatiga"] == []),
@@ -924,3 +924,34 @@ def test_a_poisons_phase_text_is_written_on_the_card_not_only_hovered(dj_client,
     html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
 
     assert '<span class="chip-effect">Hormigueo y torpeza en las manos.</span>' in html
+
+
+def test_an_afeccion_with_no_source_is_refused_on_its_card(dj_client, campaign, aiko):
+    before = StateEvent.objects.count()
+
+    response = act(dj_client, campaign, aiko, action="suffer", type="afeccion", grade="leve")
+
+    assert response.status_code == 422
+    assert "Elige la enfermedad o el veneno" in response.content.decode()
+    assert StateEvent.objects.count() == before
+
+
+def test_a_time_in_fractions_reads_with_a_decimal_comma(dj_client, campaign, aiko):
+    dj_client.post(
+        reverse("party_time", args=["kiso"]),
+        {"amount": "1,5", "unit": "hours", "activity": "activo"},
+        headers=HX,
+    )
+
+    html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert "+1,5 h" in html and "+1.5 h" not in html
+
+
+def test_more_actions_offers_curacion_only_with_heridas_to_cure(dj_client, campaign, aiko):
+    url = reverse("ask", args=["kiso", aiko.pk, "more"])
+    assert "Curación" not in dj_client.get(url, headers=HX).content.decode()
+
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+
+    assert "Curación" in dj_client.get(url, headers=HX).content.decode()
