@@ -23,6 +23,7 @@ lost, success, failure) and, for E.Esp, data-gained and data-lost ("|"-separated
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
@@ -36,7 +37,7 @@ import rules
 from rules import texts
 from rules.vocab import GRADES, TYPES
 
-from ..cards import clock_parts, lang
+from ..cards import clock_parts, gap_words, lang
 from ..models import Character, EventSnapshot, GameSession
 from .words import event_label
 
@@ -301,11 +302,70 @@ def _ticks(lo: int, hi: int) -> list[int]:
 
 
 class Scale:
-    def __init__(self, lo: int, hi: int) -> None:
-        self.lo, self.hi = lo, hi
+    """Game time to x: linear between knots (t, x), in order. Two knots make the plain
+    linear axis; more give each moment where something happens its room (_scale)."""
+
+    def __init__(self, knots: list[tuple[int, float]]) -> None:
+        self.knots = knots
+        self.lo, self.hi = knots[0][0], knots[-1][0]
+
+    @classmethod
+    def linear(cls, lo: int, hi: int) -> Scale:
+        return cls([(lo, PLOT_X0), (hi, PLOT_X1)])
 
     def __call__(self, t: float) -> float:
-        return PLOT_X0 + (t - self.lo) / (self.hi - self.lo) * (PLOT_X1 - PLOT_X0)
+        knots = self.knots
+        i = bisect.bisect_right([k for k, _x in knots], t) - 1
+        i = min(max(i, 0), len(knots) - 2)
+        (t0, x0), (t1, x1) = knots[i], knots[i + 1]
+        return x0 if t1 == t0 else x0 + (t - t0) / (t1 - t0) * (x1 - x0)
+
+
+MIN_GAP = 4.0  # viewBox units: moments closer than this on a linear axis are crowded
+BREAK = 3600  # seconds: a longer stretch where nothing happens is shortened, and marked
+
+
+def _scale(lanes: list[Lane], lo: int, hi: int) -> tuple[Scale, list[tuple[int, int]]]:
+    """The axis for these lanes, and the stretches it shortened.
+
+    Linear when every two moments where something happens (a band changes grade, a
+    marker, a lane starts or ends) stand apart; else each gap between moments gets a
+    share of the width by its kind, not its length: a round or less 1, up to an hour 1.5,
+    longer 2 (shortened, and marked on the axis). So a fight of a few rounds in a
+    two-day session is drawn wide enough to read."""
+    moments = {lo, hi}
+    for lane in lanes:
+        moments.update((lane.start, lane.end))
+        moments.update(m.at for m in lane.markers)
+        for seg in lane.segments:
+            moments.update((seg.start, seg.end))
+    moments = sorted(t for t in moments if lo <= t <= hi)
+    plot = PLOT_X1 - PLOT_X0
+    gaps = list(zip(moments, moments[1:], strict=False))
+    if all((b - a) / (hi - lo) * plot >= MIN_GAP for a, b in gaps):
+        return Scale.linear(lo, hi), []
+
+    def weight(gap: int) -> float:
+        return 1.0 if gap <= 60 else 1.5 if gap <= BREAK else 2.0
+
+    total = sum(weight(b - a) for a, b in gaps)
+    knots, x = [(moments[0], float(PLOT_X0))], float(PLOT_X0)
+    for a, b in gaps:
+        x += weight(b - a) / total * plot
+        knots.append((b, x))
+    return Scale(knots), [(a, b) for a, b in gaps if b - a > BREAK]
+
+
+def _ticks_at_moments(x: Scale) -> list[int]:
+    """On an axis of moments: label the moments themselves, as many as fit."""
+    ticks: list[int] = []
+    last = -1e9
+    for t, at in x.knots:
+        room = _text_width(when(t), FONT, 0.54) + 14
+        if at - last >= room:
+            ticks.append(t)
+            last = at
+    return ticks
 
 
 SEVERITY = {None: 0, "leve": 1, "grave": 2, "persistente": 3}
@@ -483,12 +543,12 @@ def session_svg(
 
     lanes = _lanes(snapshots, previous, for_player=for_player, code=code)
     lo, hi = _domain(lanes)
-    x = Scale(lo, hi)
     for lane in lanes:
         for t in TYPES:
             since, grade = lane.open_at[t]
             lane.segments.append(Segment(t, grade, since, hi))
-    ticks = _ticks(lo, hi)
+    x, breaks = _scale(lanes, lo, hi)
+    ticks = _ticks(lo, hi) if not breaks and len(x.knots) == 2 else _ticks_at_moments(x)
 
     body: list[str] = []
     # The patterns: persistente is hatched as well as dark, so it reads without colour.
@@ -549,6 +609,14 @@ def session_svg(
             out.append(
                 f'<text x="{cx:.1f}" y="{y_text:.1f}" font-size="{FONT}" fill="{MUTED}" '
                 f'text-anchor="middle" data-at="{t}">{escape(label)}</text>'
+            )
+        for a, b in breaks:  # a shortened stretch: a break in the axis, with its length
+            mid = (x(a) + x(b)) / 2
+            gap = _("%(span)s without events (shortened)") % {"span": gap_words(b - a)}
+            out.append(
+                f'<text x="{mid:.1f}" y="{y_text - FONT - 2:.1f}" font-size="{FONT}" '
+                f'fill="{MUTED}" text-anchor="middle" class="tl-break" data-from="{a}" '
+                f'data-to="{b}"><title>{escape(gap)}</title>≈</text>'
             )
         return f'<g class="tl-axis">{"".join(out)}</g>'
 

@@ -333,7 +333,7 @@ def test_outsiders_and_unknown_sessions_get_404(client, dj, table):
 def test_stretches_too_narrow_to_see_merge_into_the_most_serious_grade():
     from campaign.history.timeline import Scale, Segment, _merged
 
-    x = Scale(0, 100_000)  # a long session: a few seconds are far below a unit
+    x = Scale.linear(0, 100_000)  # a long session: a few seconds are far below a unit
     segments = [
         Segment("shock", "leve", 0, 10),
         Segment("shock", "grave", 10, 20),
@@ -347,3 +347,35 @@ def test_stretches_too_narrow_to_see_merge_into_the_most_serious_grade():
         ("grave", 0, 30, 3),
         ("leve", 30, 50_000, 0),
     ]
+
+
+def test_a_fight_in_a_two_day_session_gets_its_room_and_long_quiet_stretches_are_marked(
+    campaign, aiko, kenji
+):
+    session = services.session_start(campaign=campaign, title="Dos días")
+    record(campaign, None, kind="time", hours=5)
+    fight_start = StateEvent.objects.order_by("-seq").first()
+    for _round in range(6):
+        record(campaign, aiko, kind="suffer", type="shock", grade="leve")
+        record(campaign, None, kind="time", rounds=1)
+    record(campaign, None, kind="time", hours=10)
+    record(campaign, None, kind="descanso")
+    record(campaign, kenji, kind="suffer", type="heridas", grade="leve")
+    record(campaign, None, kind="time", hours=20)
+    record(campaign, None, kind="descanso")
+
+    root = parse(session_svg(session=session))
+
+    x0, x1 = float(root.get("data-x0")), float(root.get("data-x1"))
+    start = fight_start.snapshots.first().state["clock"]
+    shock = [
+        rect
+        for grade, a, b, rect in segments(root, aiko, "shock")
+        if grade == "leve" and start <= a and b <= start + 36
+    ]
+    left = min(float(r.get("x")) for r in shock)
+    right = max(float(r.get("x")) + float(r.get("width")) for r in shock)
+    assert right - left >= (x1 - x0) / 4  # six rounds: at least a quarter of the width
+    breaks = [t for t in root.iter(f"{SVG}text") if t.get("class") == "tl-break"]
+    assert len(breaks) >= 2
+    assert "sin eventos (acortado)" in breaks[0].find(f"{SVG}title").text
