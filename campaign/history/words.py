@@ -172,7 +172,7 @@ def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) ->
         if record.character_id is None and not _notable(effects):
             continue
         text = trail_text(effects)
-        if text:
+        if text and text != label:  # a trail that only repeats the action says nothing more
             lines.append((names.get(pk, "?"), linked(text)))
     title = format_html("{}: {}", who, label)
     plain = f"{who}: {label}"

@@ -220,6 +220,8 @@
   });
 
   const help = document.getElementById("help");
+  // The shortcuts need this script: their button shows only with it (app.css, .js).
+  document.documentElement.classList.add("js");
   function openHelp() { if (help && !help.open) help.showModal(); }
 
   // -- keyboard shortcuts (desktop) ---------------------------------------------------

@@ -339,3 +339,14 @@ def test_ending_the_session_asks_once_and_offers_the_recap(browser, app_url, tab
     table["campaign"].refresh_from_db()
     session = table["campaign"].sessions.get()
     assert session.ended_at is not None and session.recap == "Cayeron en la emboscada."
+
+
+def test_without_javascript_no_shortcuts_button_that_would_do_nothing(browser, app_url, table):
+    page = open_board(browser, app_url, table, javascript=False)
+
+    expect(page.locator("[data-help]")).to_be_hidden()
+    card(page, "Aiko").get_by_role("button", name="Fatiga leve").click()
+    expect(page.locator(".messages")).to_contain_text("Aiko: Fatiga Leve")
+    expect(page.locator("[data-help]")).to_be_hidden()
+    with_js = open_board(browser, app_url, table)
+    expect(with_js.locator("[data-help]")).to_be_visible()

@@ -387,3 +387,13 @@ def test_the_djs_session_log_marks_what_the_players_do_not_see(client, dj, playe
         csv.reader(io.StringIO(get(client, "session_log", 1, "csv").content.decode()))
     )
     assert "Secreto" not in player_rows[0]
+
+
+def test_a_toast_does_not_repeat_an_action_its_trail_only_restates(campaign, aiko, dj):
+    from campaign.history.words import event_summary
+
+    given = record(aiko, dj, kind="special", name="derribado", on=True)
+
+    toast = event_summary(given)
+
+    assert toast["lines"] == [] and toast["text"] == "Aiko: Gana Derribado"
