@@ -139,6 +139,18 @@ class Card:
     def marked_rows(self) -> list[TypeRow]:
         return [row for row in self.rows if row.active]
 
+    @property
+    def recoverable(self) -> list[tuple[TypeRow, Box]]:
+        """The boxes the DJ may recover by hand: every marked one but the Shock persistente
+        a sleep shows (waking ends it, R23)."""
+        return [
+            (row, box)
+            for row in self.rows
+            for box in row.boxes
+            if box.marked
+            and not (self.asleep and row.type == "shock" and box.grade == "persistente")
+        ]
+
 
 def _ask(type_: str, grade: str, especificos: bool) -> str:
     """Which second tap applying `type_` at `grade` needs (a variant, a source...)."""

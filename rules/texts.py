@@ -222,6 +222,19 @@ def score_order(scores: dict) -> list[tuple[str, object]]:
     return sorted(scores.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
 
 
+# R23: while asleep the PJ counts as Shock persistente, which waking ends.
+_SHOCK_ASLEEP = {
+    "es": {
+        "effect": "Duerme: ni percibe ni actúa; desprevenido.",
+        "ends": "Al despertar (Despertar, o al acabar las horas de sueño).",
+    },
+    "en": {
+        "effect": "Asleep: cannot perceive or act; off guard.",
+        "ends": "On waking (Wake up, or when the hours of sleep are over).",
+    },
+}
+
+
 def card(
     type: str,
     grade: str,
@@ -241,6 +254,8 @@ def card(
     text = dict(CARDS[key][code])
     if key == ("shock", "leve") and (engine or {}).get("shock_leve_rounds") == 2:
         text["ends"] = _SHOCK_LEVE_NEXT_ROUND[code]
+    if key == ("shock", "persistente") and (engine or {}).get("asleep"):
+        text = dict(_SHOCK_ASLEEP[code])  # the sleep's: it ends when the PJ wakes (R23)
     return {"title": _title(type, grade, variant, code), **text}
 
 

@@ -956,3 +956,13 @@ def test_more_actions_offers_curacion_only_with_heridas_to_cure(dj_client, campa
     act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
 
     assert "Curación" in dj_client.get(url, headers=HX).content.decode()
+
+
+def test_asleep_the_sleeps_shock_cannot_be_recovered_by_hand(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
+    act(dj_client, campaign, aiko, action="sleep", descanso="1")
+
+    more = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "more"]), headers=HX)
+
+    options = more.content.decode()
+    assert 'value="fatiga:leve"' in options and 'value="shock:persistente"' not in options

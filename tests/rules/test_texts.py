@@ -340,3 +340,12 @@ def test_v21_shock_leve_ends_at_its_next_turn_and_says_which_round():
 
     assert "próximo Turno" in now["effect"] and "al pasar la Ronda)" in now["ends"]
     assert "Ronda siguiente" in later["ends"] and "next round's" in english["ends"]
+
+
+def test_the_shock_of_a_sleep_ends_on_waking():
+    asleep = rules.apply(None, {"kind": "sleep", "seed": 1})[0]
+
+    shown = texts.card("shock", "persistente", lang="es", engine=asleep["engine"])
+
+    assert shown["ends"].startswith("Al despertar") and "1d6" not in shown["ends"]
+    assert "1d6" in texts.card("shock", "persistente", lang="es")["ends"]
