@@ -152,10 +152,12 @@ class Card:
         ]
 
 
-def _ask(type_: str, grade: str, especificos: bool) -> str:
+def _ask(type_: str, grade: str, especificos: bool, marked: list[str] = ()) -> str:
     """Which second tap applying `type_` at `grade` needs (a variant, a source...)."""
     if type_ == "emocion" and grade in ("leve", "grave"):
         return f"emocion-{grade}"
+    if type_ == "emocion" and especificos and "grave" in marked:
+        return "emocion-persistente"  # R14: abatimiento, or a specific E.Esp instead
     if type_ == "afeccion":
         return "afeccion"
     if type_ == "heridas" and grade == "persistente" and especificos:
@@ -189,7 +191,7 @@ def build(
                 texts.GRADE_LABELS[g][code],
                 g in marked,
                 g == active,
-                _ask(type_, g, especificos),
+                _ask(type_, g, especificos, marked),
             )
             for g in GRADES
         ]

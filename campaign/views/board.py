@@ -40,6 +40,7 @@ from .answers import (
 ASK_CHOICES = {
     "emocion-leve": "emocion",
     "emocion-grave": "emocion",
+    "emocion-persistente": "emocion",
     "afeccion": "afeccion",
     "especifico": "especifico",
     "heal": "healer",

@@ -966,3 +966,28 @@ def test_asleep_the_sleeps_shock_cannot_be_recovered_by_hand(dj_client, campaign
 
     options = more.content.decode()
     assert 'value="fatiga:leve"' in options and 'value="shock:persistente"' not in options
+
+
+def test_with_especificos_emocion_persistente_on_a_grave_asks_which(dj_client, campaign, aiko):
+    Campaign.objects.filter(pk=campaign.pk).update(especificos=True)
+    act(dj_client, campaign, aiko, action="suffer", type="emocion", grade="grave", variant="ira")
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert reverse("ask", args=["kiso", aiko.pk, "emocion-persistente"]) in board
+
+    ask = dj_client.get(
+        reverse("ask", args=["kiso", aiko.pk, "emocion-persistente"]) + "?grade=persistente",
+        headers=HX,
+    ).content.decode()
+    assert "abatimiento" in ask and 'value="fobia"' in ask
+
+    act(
+        dj_client,
+        campaign,
+        aiko,
+        action="suffer",
+        type="emocion",
+        grade="persistente",
+        especifico="fobia",
+    )
+    aiko.snapshot.refresh_from_db()
+    assert "fobia" in aiko.snapshot.state["specials"]
