@@ -148,11 +148,11 @@ def test_a_dj_sets_up_a_campaign_from_home(page, app_url, sensei):
     page.get_by_role("navigation", name="Campaña").get_by_role("link", name="Catálogo").click()
     expect(page.get_by_role("heading", name="Catálogo", exact=True)).to_be_visible()
     shoot(page, "catalogue")
-    page.get_by_role("link", name="Editar infeccion").click()
+    page.get_by_role("link", name="Editar Infección").click()
     shoot(page, "catalogue-edit")
     page.get_by_label("Efecto", exact=True).fill("La herida supura y da fiebre.")
     page.get_by_role("button", name="Guardar entrada").click()
-    entry = page.locator(".catalogue-entry", has=page.get_by_role("heading", name="infeccion"))
+    entry = page.locator(".catalogue-entry", has=page.get_by_role("heading", name="Infección"))
     expect(entry).to_contain_text("La herida supura y da fiebre.")
 
     # A new entry, from the same page.
@@ -162,7 +162,7 @@ def test_a_dj_sets_up_a_campaign_from_home(page, app_url, sensei):
     page.get_by_label("Efecto", exact=True).fill("Parálisis lenta.")
     shoot(page, "catalogue-add")
     page.get_by_role("button", name="Añadir al catálogo").click()
-    expect(page.get_by_role("heading", name="veneno de fugu")).to_be_visible()
+    expect(page.get_by_role("heading", name="Veneno de fugu")).to_be_visible()
 
     # ... and deleted again, after a second step on its edit page.
     page.get_by_role("link", name="Editar veneno de fugu").click()
