@@ -117,9 +117,11 @@ class Card:
 
     @property
     def scores(self) -> list[tuple[str, int | None]]:
-        """The PJ's attribute scores in the game's order (None: not given)."""
+        """The PJ's attribute scores in the game's order (None: not given), then any other
+        score the table uses (PER 3), by name."""
         given = self.character.attributes or {}
-        return [(name, given.get(name)) for name in SCORES]
+        others = sorted((name, value) for name, value in given.items() if name not in SCORES)
+        return [(name, given.get(name)) for name in SCORES] + others
 
     @property
     def behind_text(self) -> str:

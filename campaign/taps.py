@@ -14,6 +14,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from rules.texts import SPECIALS
 from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
 
 from .models import Character
@@ -204,10 +205,17 @@ def recover_event(data: QueryDict) -> dict:
     return {"kind": "recover", "type": t, "grade": g}
 
 
+# An E.Esp typed as the cards name it, in either language, is the one events name by key.
+SPECIAL_BY_LABEL = {
+    entry[lang]["label"].lower(): key for key, entry in SPECIALS.items() for lang in entry
+}
+
+
 def special_event(data: QueryDict) -> Action:
     name = _text(data, "name").lower()
     if not name:
         raise ValidationError(_("Name the E.Esp."))
+    name = SPECIAL_BY_LABEL.get(name, name)  # "bloqueo empático" is bloqueo_empatico
     on = _flag(data, "on", default=True)
     secret = on and _flag(data, "secret")
     return Action({"kind": "special", "name": name, "on": on}, [name] if secret else [])

@@ -252,9 +252,14 @@ def card(
     code = _lang(lang)
     key = (type, grade, variant) if variant else (type, grade)
     text = dict(CARDS[key][code])
-    if key == ("shock", "leve") and (engine or {}).get("shock_leve_rounds") == 2:
+    engine = engine or {}
+    if (
+        key == ("shock", "leve")
+        and engine.get("shock_leve_rounds") == 2
+        and engine.get("turn_ended")
+    ):
         text["ends"] = _SHOCK_LEVE_NEXT_ROUND[code]
-    if key == ("shock", "persistente") and (engine or {}).get("asleep"):
+    if key == ("shock", "persistente") and engine.get("asleep"):
         text = dict(_SHOCK_ASLEEP[code])  # the sleep's: it ends when the PJ wakes (R23)
     return {"title": _title(type, grade, variant, code), **text}
 

@@ -349,3 +349,13 @@ def test_no_password_link_for_a_player_who_also_plays_for_another_dj(client, tab
     assert "nueva-clave" not in page
     assert "también juega en campañas de otros DJ" in page
     assert "manage.py changepassword mei" in page
+
+
+def test_a_player_who_opened_the_apps_address_still_lands_on_the_sheet(client, table):
+    sheet = reverse("sheet", args=["kiso", table["aiko"].pk])
+
+    response = client.post(
+        reverse("login") + "?next=/", {"username": "mei", "password": PASSWORD, "next": "/"}
+    )
+
+    assert response["Location"] == sheet

@@ -14,7 +14,7 @@ from django.utils.translation import ngettext
 
 from rules import texts
 
-from ..cards import lang
+from ..cards import gap_words, lang
 from ..models import StateEvent
 from ..reference import rule_url
 
@@ -45,6 +45,8 @@ def _amount(event: dict) -> str:
             if unit == "rounds":
                 return ngettext("%(n)s round", "%(n)s rounds", count) % {"n": n}
             if unit == "minutes":
+                if isinstance(event[unit], int) and event[unit] >= 60 and event[unit] % 60 == 0:
+                    return gap_words(event[unit] * 60)  # 960 min reads 16 h
                 return _("%(n)s min") % {"n": n}
             if unit == "hours":
                 return _("%(n)s h") % {"n": n}
@@ -101,7 +103,8 @@ def event_label(event: dict) -> str:
         return _("Descanso (8 h of sleep)")
     if kind == "sleep":
         hours = event.get("hours")
-        text = _("Falls asleep for %(h)s h") % {"h": hours} if hours else _("Falls asleep")
+        span = gap_words(round(hours * 3600)) if isinstance(hours, int | float) else hours
+        text = _("Falls asleep for %(span)s") % {"span": span} if hours else _("Falls asleep")
         if event.get("descanso") is False:
             text += " · " + _("cannot count as a Descanso")
         return text

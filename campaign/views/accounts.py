@@ -25,6 +25,12 @@ class LoginView(auth_views.LoginView):
 
     redirect_authenticated_user = True
 
+    def get_redirect_url(self) -> str:
+        # "Next: the home page" (a visitor who opened the app's address) says nothing more
+        # than no next: a player with one PJ still lands on its sheet.
+        url = super().get_redirect_url()
+        return "" if url == reverse("home") else url
+
     def get_default_redirect_url(self) -> str:
         only = selectors.only_sheet_of(user=self.request.user)
         if only is not None:

@@ -124,7 +124,7 @@ def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> ta
                 raise ValidationError(_("Choose the disease or poison, or write a new one."))
         return parsed
     if action in ("heal", "surgery"):
-        healers = selectors.board_characters(campaign=campaign)
+        healers = _healers(selectors.board_characters(campaign=campaign), character)
         return taps.Action(
             taps.treatment_event(data, kind=action, character=character, healers=healers)
         )
@@ -150,6 +150,11 @@ def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> ta
     if action == "time":
         return taps.Action(taps.time_event(data))
     raise UnknownAction(action)
+
+
+def _healers(characters: list[Character], patient: Character) -> list[Character]:
+    """Who may give `patient` a Curación: the other PJ in play who can act."""
+    return [c for c in characters if c.pk != patient.pk and c.snapshot.state["can_act"]]
 
 
 class UnknownAction(ValueError):
@@ -255,7 +260,7 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
         "ask": kind,
         "grade": request.GET.get("grade", "leve"),
         "sources": [e for e in catalogue.values() if e.kind != CatalogueEntry.Kind.ESPECIAL],
-        "healers": [c for c in characters if c.pk != character.pk],
+        "healers": _healers(characters, character),
         "especificos": ESPECIFICOS,
         "regeneracion": "regeneracion" in (character.powers or []),
         "special_names": sorted(

@@ -10,6 +10,8 @@
   // live.js leaves out the news this page's own answers already showed.
   document.addEventListener("zodiac:change", (event) => {
     refresh(event.detail || {});
+    // A flash said its piece when the page opened ("Sesión 1 empezada."); news ends it.
+    document.querySelectorAll("main > .messages").forEach((messages) => { messages.remove(); });
   });
 
   // The stream usually carries the board's rendering of the change: the cards it names
@@ -158,10 +160,8 @@
     menu.open = true;
     fields.forEach((was) => {
       menu.querySelectorAll(`[name="${was.name}"]`).forEach((field) => {
-        if (field.type === "radio") {
-          if (field.value === was.value) field.checked = was.checked;
-        } else if (field.type === "checkbox") {
-          field.checked = was.checked;
+        if (field.type === "radio" || field.type === "checkbox") {
+          if (field.value === was.value) field.checked = was.checked; // each box its own
         } else {
           field.value = was.value;
         }
@@ -173,6 +173,12 @@
       if (menu !== except) menu.open = false;
     });
   }
+  // Sent from the menu (its own button, or the Descanso beside it): it closes.
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    const elt = event.detail.elt;
+    const menu = elt && elt.closest ? elt.closest("details.menu") : null;
+    if (menu) menu.open = false;
+  });
   board.addEventListener("submit", (event) => {
     const menu = event.target.closest("details.menu");
     if (menu) menu.open = false;
@@ -207,15 +213,33 @@
     let el = event.target.closest("[data-close-ask], [data-dismiss], [data-help]");
     if (!el) return;
     if (el.hasAttribute("data-close-ask")) {
-      const slot = el.closest(".ask-slot");
-      let card = el.closest("article.pj-card");
-      if (slot) slot.innerHTML = "";
-      if (card && card.dataset.stale) { delete card.dataset.stale; htmx.trigger(card, "zodiac-refresh"); }
+      closeAsk(el.closest(".ask-slot"));
     } else if (el.hasAttribute("data-dismiss")) {
       const toast = el.closest("[data-toast]");
       if (toast) toast.remove();
     } else {
       openHelp();
+    }
+  });
+
+  // -- the second-tap choosers: one open at a time on the board, in sight ----------------
+  function closeAsk(slot) {
+    if (!slot) return;
+    slot.innerHTML = "";
+    const card = slot.closest("article.pj-card");
+    if (card && card.dataset.stale) { delete card.dataset.stale; htmx.trigger(card, "zodiac-refresh"); }
+  }
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    const target = event.detail.target;
+    if (!target || !target.classList || !target.classList.contains("ask-slot")) return;
+    board.querySelectorAll(".ask-slot").forEach((slot) => {
+      if (slot !== target && slot.firstElementChild) closeAsk(slot);
+    });
+  });
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    const target = event.detail.target;
+    if (target && target.classList && target.classList.contains("ask-slot") && target.firstElementChild) {
+      target.scrollIntoView({ block: "nearest" });
     }
   });
 
@@ -253,6 +277,8 @@
         menu.querySelector("summary").focus();
         return;
       }
+      const open = board.querySelector(".ask-slot > *");
+      if (open) { closeAsk(open.closest(".ask-slot")); return; }
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;

@@ -350,3 +350,64 @@ def test_without_javascript_no_shortcuts_button_that_would_do_nothing(browser, a
     expect(page.locator("[data-help]")).to_be_hidden()
     with_js = open_board(browser, app_url, table)
     expect(with_js.locator("[data-help]")).to_be_visible()
+
+
+# -- found by a playtest (a new DJ with two phones) ----------------------------------------
+
+
+def test_the_menus_descanso_closes_it_and_keeps_each_watch_box_as_ticked(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    menu = page.locator("#clockbar details.menu")
+    menu.locator("summary").click()
+    menu.get_by_label("Kenji").check()
+
+    menu.get_by_role("button", name="Descanso del grupo (8 h)").click()
+
+    expect(page.locator("#clock")).to_contain_text("08:00")
+    expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
+    page.locator("#clockbar details.menu summary").click()
+    again = page.locator("#clockbar details.menu")
+    expect(again.get_by_label("Kenji")).not_to_be_checked()  # a fresh bar: nothing kept
+    expect(again.get_by_label("Aiko")).not_to_be_checked()
+
+
+def test_one_chooser_open_on_the_board_and_always_in_sight(browser, app_url, table):
+    page = open_board(browser, app_url, table, width=1280)
+    page.set_viewport_size({"width": 1280, "height": 600})
+    card(page, "Aiko").get_by_role("button", name="Emoción grave").click()
+    expect(ask(page, "Aiko")).to_contain_text("Emoción grave")
+
+    card(page, "Kenji").get_by_role("button", name="Afección leve").click()
+
+    expect(ask(page, "Kenji")).to_contain_text("¿qué enfermedad o veneno?")
+    expect(ask(page, "Aiko")).to_be_empty()
+    page.keyboard.press("Escape")
+    expect(ask(page, "Kenji")).to_be_empty()
+    # Curación from "Más acciones", far below the card's top: its chooser comes into view.
+    services.event_record(
+        campaign=table["campaign"],
+        character=table["party"]["Aiko"],
+        event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+    )
+    aiko = card(page, "Aiko")
+    expect(aiko.get_by_text("Heridas Leve")).to_be_visible()
+    aiko.locator("details.more summary").click()
+    aiko.get_by_role("button", name="Curación").click()
+    expect(ask(page, "Aiko")).to_contain_text("Curación: ¿quién la aplica?")
+    expect(ask(page, "Aiko").locator(".ask")).to_be_in_viewport()
+
+
+def test_next_round_says_the_turn_end_it_recorded(browser, app_url, table):
+    services.event_record(
+        campaign=table["campaign"],
+        character=table["party"]["Kenji"],
+        event={"kind": "suffer", "type": "shock", "grade": "grave"},
+    )
+    page = open_board(browser, app_url, table)
+
+    page.locator("#clockbar").get_by_role("button", name="Siguiente ronda").click()
+
+    toast = page.locator("#toasts .toast-head")
+    expect(toast).to_contain_text("Kenji: Fin de turno")
+    expect(toast.get_by_text("Kenji: Fin de turno")).to_be_visible()
+    expect(toast).to_contain_text("Todos: +1 ronda")

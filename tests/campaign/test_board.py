@@ -991,3 +991,31 @@ def test_with_especificos_emocion_persistente_on_a_grave_asks_which(dj_client, c
     )
     aiko.snapshot.refresh_from_db()
     assert "fobia" in aiko.snapshot.state["specials"]
+
+
+def test_a_pj_who_cannot_act_is_offered_as_no_healer(dj_client, campaign, aiko, kenji):
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+    act(dj_client, campaign, kenji, action="suffer", type="shock", grade="persistente")
+
+    ask = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "heal"]), headers=HX)
+    refused = act(dj_client, campaign, aiko, action="heal", healer=str(kenji.pk))
+
+    assert f'value="{kenji.pk}"' not in ask.content.decode()
+    assert refused.status_code == 422
+
+
+def test_an_e_esp_typed_as_the_cards_name_it_is_the_one_events_name(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="special", on="1", name="Bloqueo empático")
+
+    aiko.snapshot.refresh_from_db()
+    assert "bloqueo_empatico" in aiko.snapshot.state["specials"]
+
+
+def test_other_scores_show_after_the_games_own(dj_client, campaign):
+    from tests.factories import CharacterFactory
+
+    CharacterFactory(campaign=campaign, name="Ryo", attributes={"FUE": 3, "PER": 4})
+
+    html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert '<abbr title="PER">PER</abbr> <strong>4</strong>' in html

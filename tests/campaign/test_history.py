@@ -397,3 +397,10 @@ def test_a_toast_does_not_repeat_an_action_its_trail_only_restates(campaign, aik
     toast = event_summary(given)
 
     assert toast["lines"] == [] and toast["text"] == "Aiko: Gana Derribado"
+
+
+def test_times_read_as_people_say_them(campaign, aiko, dj):
+    from campaign.history.words import event_label
+
+    assert event_label({"kind": "time", "minutes": 960}) == "+16 h"
+    assert event_label({"kind": "sleep", "hours": 4200 / 3600}) == "Se duerme durante 1 h y 10 min"

@@ -349,3 +349,12 @@ def test_the_shock_of_a_sleep_ends_on_waking():
 
     assert shown["ends"].startswith("Al despertar") and "1d6" not in shown["ends"]
     assert "1d6" in texts.card("shock", "persistente", lang="es")["ends"]
+
+
+def test_v21_shock_leve_text_after_the_round_passed_is_this_rounds_turn():
+    state = rules.apply(None, {"kind": "turn_end", "seed": 1})[0]
+    state = rules.apply(state, {"kind": "suffer", "type": "shock", "grade": "leve", "seed": 2})[0]
+    later = rules.apply(state, {"kind": "time", "rounds": 1, "seed": 3})[0]
+
+    assert "Ronda siguiente" in texts.card("shock", "leve", engine=state["engine"])["ends"]
+    assert "Ronda siguiente" not in texts.card("shock", "leve", engine=later["engine"])["ends"]
