@@ -142,9 +142,9 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
     ),
     ("shock", "grave"): _card_text(
         "Aturdido: no puede actuar; desprevenido.",
-        "Al final de tu Turno, TS VOL: si la superas, baja a leve.",
+        "Al final de su Turno, TS VOL: si la supera, baja a leve.",
         "Stunned: cannot act; off guard.",
-        "At the end of your turn, save VOL: on success it drops to Light.",
+        "At the end of its turn, save VOL: on success it drops to Light.",
     ),
     ("shock", "persistente"): _card_text(
         "Inconsciente: no puede actuar.",

@@ -80,6 +80,17 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         party=[p for p in party if everyone or p in wanted],
     )
     rendered = parts.render(membership.campaign_id, cards.lang(), keys)
+    own = ("own", character.pk)
+    if membership.role == Membership.Role.DJ and own in rendered:
+        # The DJ looking at the sheet: the player's card, without the player's roll button.
+        catalogue = selectors.catalogue_by_name(campaign=membership.campaign)
+        context = {
+            "campaign": membership.campaign,
+            "card": _card(selectors.character_fresh(pk=character.pk), catalogue),
+            "common": True,
+            "as_dj": True,
+        }
+        rendered[own] = render_to_string("campaign/sheet/_card.html", context)
     return HttpResponse("".join(rendered[key] or "" for key in keys))
 
 

@@ -475,3 +475,34 @@ def test_cancelling_an_invitation_already_used_says_so(client, dj, joined):
     assert "ya se usó" in response.content.decode()
     invitation.refresh_from_db()
     assert invitation.revoked_at is None
+
+
+def test_the_dj_looking_at_a_sheet_sees_its_checks_but_no_roll_button(client, dj, joined):
+    services.event_record(
+        campaign=joined.campaign,
+        character=joined,
+        event={"kind": "suffer", "type": "shock", "grade": "grave"},
+    )
+    services.event_record(campaign=joined.campaign, character=joined, event={"kind": "turn_end"})
+    client.force_login(dj)
+
+    html = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+
+    assert "TS VOL: salir de Shock grave" in html
+    assert "button-roll" not in html and "El jugador la tira desde esta hoja." in html
+
+
+def test_the_djs_live_refresh_of_a_sheet_keeps_the_roll_button_out(client, dj, joined):
+    services.event_record(
+        campaign=joined.campaign,
+        character=joined,
+        event={"kind": "suffer", "type": "shock", "grade": "grave"},
+    )
+    services.event_record(campaign=joined.campaign, character=joined, event={"kind": "turn_end"})
+    client.force_login(dj)
+
+    html = client.get(
+        reverse("sheet_refresh", args=["kiso", joined.pk]), {"pj": joined.pk}
+    ).content.decode()
+
+    assert "TS VOL: salir de Shock grave" in html and "button-roll" not in html
