@@ -1,5 +1,6 @@
 """Reads. They read snapshots and never fold the whole log (replays are history.replay's)."""
 
+import re
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -154,6 +155,27 @@ def latest_event(*, campaign: Campaign) -> StateEvent | None:
         .order_by("-seq")
         .first()
     )
+
+
+# The events one tap records share its idempotency key: the first has the key itself or
+# the key and a suffix (services.events: ":t<pk>" turn ends, ":w<pk>" watches, ":c<n>"
+# steps of a catch-up).
+_TAP_SUFFIX = re.compile(r":[tcw]\d+$")
+
+
+def tap_of(*, event: StateEvent) -> list[StateEvent]:
+    """The events recorded by the tap that recorded `event` (itself included), newest
+    first: a round with its turn ends, a party Descanso with its watches. Deshacer undoes
+    them together."""
+    key = event.idempotency_key
+    if not key:
+        return [event]
+    base = _TAP_SUFFIX.sub("", key)
+    same = StateEvent.objects.filter(campaign_id=event.campaign_id, void_at__isnull=True).filter(
+        Q(idempotency_key=base) | Q(idempotency_key__startswith=base + ":")
+    )
+    events = [e for e in same.order_by("-seq") if _TAP_SUFFIX.sub("", e.idempotency_key) == base]
+    return events or [event]
 
 
 def current_round(*, campaign: Campaign, window: int = 200) -> int:

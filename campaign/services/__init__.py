@@ -29,6 +29,7 @@ from .events import (
     catch_up,
     event_record,
     event_void,
+    events_void,
     party_event,
     round_pass,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "catch_up",
     "event_record",
     "event_void",
+    "events_void",
     "party_event",
     "round_pass",
     "invitation_accept",

@@ -355,6 +355,15 @@ def round_pass(
     return records
 
 
+def events_void(
+    *, events: list[StateEvent], actor: AbstractBaseUser | None = None, reason: str = ""
+) -> None:
+    """Void several events as one (a tap's), newest first: all, or none when one refuses."""
+    with transaction.atomic():
+        for event in sorted(events, key=lambda e: -e.seq):
+            event_void(event=event, actor=actor, reason=reason)
+
+
 def event_void(
     *, event: StateEvent, actor: AbstractBaseUser | None = None, reason: str = ""
 ) -> StateEvent:

@@ -181,7 +181,7 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
             % {"seq": latest.seq},
             409,
         )
-    return _void(request, campaign, latest, _("Undone from the board"))
+    return _void(request, campaign, latest, _("Undone from the board"), tap=True)
 
 
 @require_POST
@@ -211,21 +211,27 @@ def _void(
     *,
     slot: str = "time-error",
     undo: bool = True,
+    tap: bool = False,
 ):
+    """Void `event` (Deshacer: with the rest of the tap that recorded it, `tap`)."""
+    together = selectors.tap_of(event=event) if tap else [event]
     try:
-        services.event_void(event=event, actor=request.user, reason=reason)
+        services.events_void(events=together, actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
         return _party_refuse(request, campaign, refused.message(cards.lang()), 409, slot=slot)
     except ValidationError as err:
         return _party_refuse(request, campaign, " ".join(err.messages), 409, slot=slot)
-    who = event.character.name if event.character_id else _("Everyone")
     words = (
         _("Undone: #%(seq)s %(who)s: %(what)s") if undo else _("Voided: #%(seq)s %(who)s: %(what)s")
     )
-    text = words % {
-        "seq": event.seq,
-        "who": who,
-        "what": event_label(event.event),
-    }
-    toast = {"title": text, "lines": [], "text": text}
-    return _party_done(request, campaign, [toast], character=event.character)
+    toasts = []
+    for done in sorted(together, key=lambda e: e.seq):
+        text = words % {
+            "seq": done.seq,
+            "who": done.character.name if done.character_id else _("Everyone"),
+            "what": event_label(done.event),
+        }
+        toasts.append({"title": text, "lines": [], "text": text})
+    # One event: its card answers; a tap of several: the whole board does.
+    only = event.character if len(together) == 1 else None
+    return _party_done(request, campaign, toasts, character=only)

@@ -91,3 +91,18 @@ def test_the_behind_notice_on_a_phone(browser, app_url, table, width):
 
     expect(card(page, "Kenji").locator(".behind")).to_contain_text("1 día y 2 h por detrás")
     screenshot(page, "board-behind-360")
+
+
+def test_one_deshacer_takes_back_a_descanso_with_its_watch(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    menu = page.locator("#clockbar details.menu")
+    menu.locator("summary").click()
+    menu.get_by_label("Kenji").check()
+    menu.get_by_role("button", name="Descanso del grupo (8 h)").click()
+    expect(page.locator("#clock")).to_contain_text("08:00")
+
+    page.get_by_role("button", name="Deshacer").click()
+
+    expect(page.locator("#clock")).to_contain_text("00:00")
+    expect(card(page, "Kenji").locator(".behind")).to_have_count(0)
+    expect(page.locator("#toasts")).to_contain_text("Kenji: +8 h")

@@ -1019,3 +1019,37 @@ def test_other_scores_show_after_the_games_own(dj_client, campaign):
     html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
 
     assert '<abbr title="PER">PER</abbr> <strong>4</strong>' in html
+
+
+def test_undo_takes_back_a_whole_tap_a_descanso_with_its_watch(dj_client, campaign, aiko, kenji):
+    dj_client.post(
+        reverse("party_descanso", args=["kiso"]),
+        {"watch": str(kenji.pk), "key": "descanso-1"},
+        headers=HX,
+    )
+    assert StateEvent.objects.filter(void_at__isnull=True).count() == 4  # 2 scores + 2
+
+    response = dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
+
+    assert response.status_code == 200
+    assert StateEvent.objects.filter(void_at__isnull=True).count() == 2
+    for pj in (aiko, kenji):
+        pj.snapshot.refresh_from_db()
+        assert pj.snapshot.state["clock"] == 0
+    html = response.content.decode()
+    assert "Todos: Descanso" in html and "Kenji: +8 h" in html
+
+
+def test_undo_of_a_next_round_takes_back_the_turn_ends_it_recorded(dj_client, campaign, aiko):
+    act(dj_client, campaign, aiko, action="suffer", type="shock", grade="grave")
+    dj_client.post(reverse("next_round", args=["kiso"]), {"key": "round-1"}, headers=HX)
+    kinds = list(
+        StateEvent.objects.filter(void_at__isnull=True).values_list("event__kind", flat=True)
+    )
+    assert kinds[-2:] == ["turn_end", "time"]
+
+    dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
+
+    aiko.snapshot.refresh_from_db()
+    assert aiko.snapshot.state["pending"] == []  # the TS VOL of that turn end went with it
+    assert StateEvent.objects.filter(void_at__isnull=True).count() == len(kinds) - 2
