@@ -395,6 +395,7 @@ def test_one_chooser_open_on_the_board_and_always_in_sight(browser, app_url, tab
     aiko.get_by_role("button", name="Curación").click()
     expect(ask(page, "Aiko")).to_contain_text("Curación: ¿quién la aplica?")
     expect(ask(page, "Aiko").locator(".ask")).to_be_in_viewport()
+    expect(ask(page, "Aiko").locator(".ask-for")).to_have_text("Aiko")  # whose, in sight
 
 
 def test_next_round_says_the_turn_end_it_recorded(browser, app_url, table):
