@@ -53,6 +53,22 @@ def kenji(campaign):
     )
 
 
+@pytest.fixture
+def player(db):
+    return UserFactory(username="mei")
+
+
+@pytest.fixture
+def joined(campaign, aiko, player, dj):
+    """Aiko, played by `player` (mei), who joined through the DJ's invitation."""
+    from campaign import services
+
+    invitation = services.invitation_create(character=aiko, by=dj)
+    services.invitation_accept(invitation=invitation, user=player)
+    aiko.refresh_from_db()
+    return aiko
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
     """On SQLite the test database is a file, so a server process can open it too."""

@@ -286,18 +286,8 @@ def test_a_username_is_one_name_whatever_its_case(client, db):
 
 
 @pytest.fixture
-def table(db):
-    from campaign import services
-    from tests.factories import CampaignFactory, CharacterFactory
-
-    dj = UserFactory(username="sensei")
-    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
-    aiko = CharacterFactory(campaign=campaign, name="Aiko")
-    mei = UserFactory(username="mei")
-    services.invitation_accept(
-        invitation=services.invitation_create(character=aiko, by=dj), user=mei
-    )
-    return {"dj": dj, "campaign": campaign, "aiko": aiko, "mei": mei}
+def table(dj, campaign, joined, player):
+    return {"dj": dj, "campaign": campaign, "aiko": joined, "mei": player}
 
 
 def test_a_player_with_one_pj_lands_on_its_sheet_after_logging_in(client, table):
@@ -305,7 +295,7 @@ def test_a_player_with_one_pj_lands_on_its_sheet_after_logging_in(client, table)
 
     assert log_in(client, "mei", PASSWORD)["Location"] == sheet
     client.logout()
-    assert log_in(client, "sensei", PASSWORD)["Location"] == reverse("home")
+    assert log_in(client, "test-dj", PASSWORD)["Location"] == reverse("home")
     client.logout()
     elsewhere = client.post(
         reverse("login") + "?next=/reglas/", {"username": "mei", "password": PASSWORD}

@@ -6,7 +6,6 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from campaign import services
-from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 DEBUG_PAGE_WORDS = ("Using the URLconf", "Traceback", "DEBUG = True", "Request Method")
 
@@ -19,22 +18,16 @@ def looks_like_the_app(html: str) -> None:
 
 
 @pytest.fixture
-def player(db):
-    dj = UserFactory(username="sensei")
-    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
-    aiko = CharacterFactory(campaign=campaign, name="Aiko")
-    mei = UserFactory(username="mei")
-    services.invitation_accept(
-        invitation=services.invitation_create(character=aiko, by=dj), user=mei
-    )
+def seated(campaign, joined, player):
+    """The shared fixtures' player (mei, who plays Aiko), logged in."""
     client = Client()
-    client.force_login(mei)
-    return {"client": client, "campaign": campaign, "aiko": aiko, "user": mei}
+    client.force_login(player)
+    return {"client": client, "campaign": campaign, "aiko": joined, "user": player}
 
 
 @override_settings(DEBUG=False)
-def test_a_player_on_the_djs_board_meets_the_apps_404_in_spanish(player):
-    response = player["client"].get(reverse("board", args=["kiso"]))
+def test_a_player_on_the_djs_board_meets_the_apps_404_in_spanish(seated):
+    response = seated["client"].get(reverse("board", args=["kiso"]))
 
     assert response.status_code == 404
     html = response.content.decode()
@@ -43,19 +36,19 @@ def test_a_player_on_the_djs_board_meets_the_apps_404_in_spanish(player):
 
 
 @override_settings(DEBUG=False)
-def test_a_player_whose_pj_was_archived_meets_the_404_that_says_why(player):
-    services.character_archive(character=player["aiko"])
+def test_a_player_whose_pj_was_archived_meets_the_404_that_says_why(seated):
+    services.character_archive(character=seated["aiko"])
 
-    response = player["client"].get(reverse("sheet", args=["kiso", player["aiko"].pk]))
+    response = seated["client"].get(reverse("sheet", args=["kiso", seated["aiko"].pk]))
 
     assert response.status_code == 404
     assert "Puede que tu DJ lo haya archivado" in response.content.decode()
 
 
 @override_settings(DEBUG=False)
-def test_a_form_sent_without_its_token_meets_the_apps_403(player):
+def test_a_form_sent_without_its_token_meets_the_apps_403(seated):
     client = Client(enforce_csrf_checks=True)
-    client.force_login(player["user"])
+    client.force_login(seated["user"])
 
     response = client.post(reverse("logout"))
 
@@ -66,8 +59,8 @@ def test_a_form_sent_without_its_token_meets_the_apps_403(player):
 
 
 @override_settings(DEBUG=False, ALLOWED_HOSTS=["zodiac.example"])
-def test_a_bad_host_meets_the_apps_400(player):
-    response = player["client"].get("/", headers={"host": "elsewhere.example"})
+def test_a_bad_host_meets_the_apps_400(seated):
+    response = seated["client"].get("/", headers={"host": "elsewhere.example"})
 
     assert response.status_code == 400
     html = response.content.decode()
@@ -76,7 +69,7 @@ def test_a_bad_host_meets_the_apps_400(player):
 
 
 @override_settings(DEBUG=False)
-def test_a_crash_meets_the_apps_500_in_spanish(player, monkeypatch):
+def test_a_crash_meets_the_apps_500_in_spanish(seated, monkeypatch):
     from campaign.views import home
 
     def broken(*args, **kwargs):
@@ -84,7 +77,7 @@ def test_a_crash_meets_the_apps_500_in_spanish(player, monkeypatch):
 
     monkeypatch.setattr(home, "render", broken)
     client = Client(raise_request_exception=False)
-    client.force_login(player["user"])
+    client.force_login(seated["user"])
 
     response = client.get(reverse("home"))
 

@@ -16,11 +16,6 @@ from tests.factories import CharacterFactory, UserFactory
 
 
 @pytest.fixture
-def player(db):
-    return UserFactory(username="mei")
-
-
-@pytest.fixture
 def table(campaign, aiko, kenji, dj, player):
     """Session 1 (ended, with a recap) and an open session 2, with a secret and a void."""
     services.invitation_accept(

@@ -24,19 +24,6 @@ def _no_code_tries_left_over():
     cache.clear()
 
 
-@pytest.fixture
-def player(db):
-    return UserFactory(username="mei")
-
-
-@pytest.fixture
-def joined(campaign, aiko, player, dj):
-    invitation = services.invitation_create(character=aiko, by=dj)
-    services.invitation_accept(invitation=invitation, user=player)
-    aiko.refresh_from_db()
-    return aiko
-
-
 def suffer(campaign, character, type_, grade, actor=None, **extra):
     return services.event_record(
         campaign=campaign,
