@@ -204,6 +204,12 @@ def event_record(
     return record
 
 
+def tap_key(key: str, suffix: str) -> str:
+    """The idempotency key of one of the events a tap records: the tap's key and a suffix
+    (":t<pk>", ":w<pk>", ":c<n>"), by which selectors.tap_of finds them together."""
+    return f"{key}{suffix}"[:100] if key else ""
+
+
 def party_event(
     *,
     campaign: Campaign,
@@ -217,11 +223,6 @@ def party_event(
     Descanso's 8 hours, for a Descanso). The events recorded, the party's first."""
     if event.get("kind") not in ("time", "descanso"):
         raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
-    key = idempotency_key
-
-    def keyed(suffix: str) -> str:
-        return f"{key}{suffix}"[:100] if key else ""
-
     with transaction.atomic():
         watchers = list(
             campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
@@ -231,7 +232,7 @@ def party_event(
                 campaign=campaign,
                 event=event,
                 actor=actor,
-                idempotency_key=keyed(""),
+                idempotency_key=tap_key(idempotency_key, ""),
                 leave_out=frozenset(c.pk for c in watchers),
             )
         ]
@@ -247,7 +248,7 @@ def party_event(
                     character=watcher,
                     event=awake,
                     actor=actor,
-                    idempotency_key=keyed(f":w{watcher.pk}"),
+                    idempotency_key=tap_key(idempotency_key, f":w{watcher.pk}"),
                 )
             )
     return records
@@ -269,11 +270,6 @@ def catch_up(
     recorded, in order."""
     if how not in CATCH_UP:
         raise ValidationError(_("Say how that time passed."), code="invalid")
-    key = idempotency_key
-
-    def keyed(suffix: str) -> str:
-        return f"{key}{suffix}"[:100] if key else ""
-
     with transaction.atomic():
         campaign = lock(character.campaign)
         snapshot = CharacterSnapshot.objects.get(character=character)
@@ -290,7 +286,7 @@ def catch_up(
                 character=character,
                 event=event,
                 actor=actor,
-                idempotency_key=keyed(f":c{i}"),
+                idempotency_key=tap_key(idempotency_key, f":c{i}"),
             )
             for i, event in enumerate(steps)
         ]
@@ -328,11 +324,6 @@ def round_pass(
     PJ in Shock grave whose turn end was not recorded this round (so its end-of-turn TS VOL,
     R13, is never skipped), then the round. The events recorded, in order.
     """
-    key = idempotency_key
-
-    def keyed(suffix: str) -> str:
-        return f"{key}{suffix}"[:100] if key else ""
-
     with transaction.atomic():
         records = [
             event_record(
@@ -340,7 +331,7 @@ def round_pass(
                 character=character,
                 event={"kind": "turn_end"},
                 actor=actor,
-                idempotency_key=keyed(f":t{character.pk}"),
+                idempotency_key=tap_key(idempotency_key, f":t{character.pk}"),
             )
             for character in turn_end_missing(campaign=campaign)
         ]
@@ -349,7 +340,7 @@ def round_pass(
                 campaign=campaign,
                 event={"kind": "time", "rounds": 1},
                 actor=actor,
-                idempotency_key=keyed(""),
+                idempotency_key=tap_key(idempotency_key, ""),
             )
         )
     return records
