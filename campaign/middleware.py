@@ -1,8 +1,9 @@
 """Middleware: Spanish first for the UI language; a chain that stays in one thread; late
-taps refused."""
+taps refused; the app's own page for an address opened the wrong way."""
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -85,3 +86,23 @@ def _too_late() -> HttpResponse:
     response["HX-Reswap"] = "none"
     response["X-Zodiac-Refused"] = "late"
     return response
+
+
+class NotAllowedPageMiddleware:
+    """The app's own page for a 405 (an action's address opened in the address bar):
+    Django answers it with an empty body, and a player would meet a blank page."""
+
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        response = self.get_response(request)
+        if response.status_code != 405 or response.content or getattr(request, "htmx", False):
+            return response
+        page = HttpResponse(render_to_string("405.html", request=request), status=405)
+        if response.has_header("Allow"):
+            page["Allow"] = response["Allow"]
+        return page

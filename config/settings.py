@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "campaign.middleware.NotAllowedPageMiddleware",
     # Axes goes after the others: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
     # A tap the page gave up on is refused, never applied late (campaign/deadline.py).

@@ -86,3 +86,23 @@ def test_a_crash_meets_the_apps_500_in_spanish(seated, monkeypatch):
     assert "Algo ha fallado" in html and "css/app.css" in html
     for words in (*DEBUG_PAGE_WORDS, "boom", "RuntimeError"):
         assert words not in html
+
+
+@override_settings(DEBUG=False)
+def test_an_actions_address_opened_in_the_address_bar_meets_the_apps_405(seated, dj, client):
+    client.force_login(dj)
+
+    response = client.get(reverse("party_time", args=["kiso"]))
+
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    html = response.content.decode()
+    looks_like_the_app(html)
+    assert "No es una página" in html and "Volver a tus campañas" in html
+
+
+def test_a_405_to_htmx_stays_bare(seated, dj, client):
+    client.force_login(dj)
+
+    response = client.get(reverse("party_time", args=["kiso"]), headers={"HX-Request": "true"})
+
+    assert response.status_code == 405 and response.content == b""
