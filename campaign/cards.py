@@ -380,10 +380,33 @@ def gap_words(seconds: int) -> str:
     return parts[0] if parts else ""
 
 
+def party_who(event, names: dict[int, str], in_play: set[int]) -> str:
+    """Who an event is about, as the board names them: its PJ; for a campaign-wide event,
+    "Everyone" when it reached every PJ in play (`in_play`), else the PJ it reached (the DJ
+    left some out: they kept watch)."""
+    if event.character_id:
+        return names.get(event.character_id, "?")
+    reached = {int(pk) for pk in event.effects or {}}
+    if in_play <= reached:
+        return _("Everyone")
+    return ", ".join(sorted(names.get(pk, "?") for pk in reached))
+
+
+def signed(value: int) -> str:
+    """+1, 0, −3 as a modifier is read at the table (with a real minus sign)."""
+    if not isinstance(value, int) or value == 0:
+        return "0"
+    return f"+{value}" if value > 0 else f"−{-value}"
+
+
 def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
     """The clock, the undo button and recent events: what every action refreshes."""
     clock = party_clock(characters)
     recent = selectors.recent_events(campaign=campaign)
+    names = selectors.character_names(campaign=campaign)
+    in_play = {c.pk for c in characters}
+    for event in recent:
+        event.who = party_who(event, names, in_play)
     return {
         "campaign": campaign,
         "characters": characters,

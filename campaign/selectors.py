@@ -299,6 +299,11 @@ def pending_invitations(*, campaign: Campaign) -> dict[int, Invitation]:
     return {inv.character_id: inv for inv in open_ones if inv.is_pending}
 
 
+def in_play_ids(*, campaign: Campaign) -> set[int]:
+    """The pk of every PJ in play (not archived): those a campaign-wide event reaches."""
+    return set(campaign.characters.filter(archived_at__isnull=True).values_list("pk", flat=True))
+
+
 def character_names(*, campaign: Campaign) -> dict[int, str]:
     """Every PJ's name by pk, archived ones included (the log names them all)."""
     return dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))

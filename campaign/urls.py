@@ -78,6 +78,7 @@ urlpatterns = [
         name="session_log",
     ),
     path("c/<slug:slug>/evento/<int:seq>/", history.event_detail, name="event_detail"),
+    path("c/<slug:slug>/evento/<int:seq>/anular/", history.event_void, name="event_void"),
     path("c/<slug:slug>/pj/<int:pk>/cartas/", history.character_cards, name="character_cards"),
     # Backups: the DJ's download of a campaign, and importing one as a new campaign
     path("c/<slug:slug>/copia/", backup.campaign_export, name="campaign_export"),

@@ -84,6 +84,7 @@ ACCESS = {
     "party_descanso": Access.DJ,
     "undo": Access.DJ,
     "void": Access.DJ,
+    "event_void": Access.DJ,
     "calculator": Access.DJ,
     # Setting a campaign up
     "campaign_settings": Access.DJ,

@@ -19,6 +19,7 @@ from rules import texts
 from rules.vocab import GRADES, TYPES
 
 from .. import cards, selectors
+from ..cards import party_who
 from ..models import Campaign, Character, EventSnapshot, GameSession, StateEvent
 from .words import event_label, linked, trail_text
 
@@ -181,11 +182,14 @@ def rows(
     # For the DJ, a row is secret when the event was, or when it names what the DJ keeps
     # from that PJ's player (a poison made secret later).
     kept: dict[int, set[str]] = {}
+    in_play: set[int] = set()
     if viewer.is_dj:
-        for pk, hidden in Character.objects.filter(campaign=campaign).values_list(
-            "pk", "secret_names"
+        for pk, hidden, archived_at in Character.objects.filter(campaign=campaign).values_list(
+            "pk", "secret_names", "archived_at"
         ):
             kept[pk] = {name.lower() for name in hidden or []}
+            if archived_at is None:
+                in_play.add(pk)
     out = []
     for event in events:
         effects = event.effects or {}
@@ -207,7 +211,10 @@ def rows(
                 clock=cards.clock_parts(clock) if clock is not None else None,
                 round=rounds.get(event.seq, 1),
                 actor=event.actor.get_username() if event.actor_id else "",
-                who=names.get(event.character_id, "?") if event.character_id else _("Everyone"),
+                # A player reads "Everyone" for the party: the others left out are not theirs.
+                who=party_who(event, names, in_play)
+                if viewer.is_dj or event.character_id
+                else _("Everyone"),
                 character_id=event.character_id,
                 label=event_label(shown),
                 lines=[(who, linked(text)) for who, text in lines],
@@ -263,8 +270,8 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
         old = before["modifiers"].get(key, 0)
         if value != old:
             out.append(
-                _("%(attribute)s modifier %(old)+d → %(new)+d")
-                % {"attribute": key, "old": old, "new": value}
+                _("%(attribute)s modifier %(old)s → %(new)s")
+                % {"attribute": key, "old": cards.signed(old), "new": cards.signed(value)}
             )
     checks_before = {p["check"] for p in before["pending"]}
     checks_after = {p["check"] for p in after["pending"]}

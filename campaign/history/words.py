@@ -14,7 +14,7 @@ from django.utils.translation import ngettext
 
 from rules import texts
 
-from ..cards import gap_words, lang
+from ..cards import gap_words, lang, party_who
 from ..models import StateEvent
 from ..reference import rule_url
 
@@ -157,20 +157,23 @@ def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) ->
             # A repeated idempotency key returns the first record: show the die it holds.
             die = record.event["ts_roll"]
         label += " " + _("(1d6 = %(die)s against %(score)s)") % {"die": die, "score": score}
-    who = record.character.name if record.character_id else _("Everyone")
     lines = []
     names = {}
     if record.character_id:
+        who = record.character.name
         names[str(record.character_id)] = record.character.name
     else:
         from ..models import Character
 
-        names = {
-            str(pk): name
-            for pk, name in Character.objects.filter(
-                pk__in=[int(k) for k in record.effects]
-            ).values_list("pk", "name")
-        }
+        in_play, by_pk = set(), {}
+        for pk, name, archived_at in Character.objects.filter(
+            campaign_id=record.campaign_id
+        ).values_list("pk", "name", "archived_at"):
+            by_pk[pk] = name
+            if archived_at is None:
+                in_play.add(pk)
+        who = party_who(record, by_pk, in_play)
+        names = {str(pk): by_pk.get(int(pk), "?") for pk in record.effects}
     for pk, effects in record.effects.items():
         if record.character_id is None and not _notable(effects):
             continue

@@ -5,6 +5,8 @@ import uuid
 from django import template
 from django.utils.html import format_html
 
+from campaign import cards
+
 register = template.Library()
 
 
@@ -34,10 +36,7 @@ def form_key() -> str:
 
 @register.filter
 def signed(value: int) -> str:
-    """+1, 0, -3 as a modifier is read at the table (with a real minus sign)."""
-    if not isinstance(value, int) or value == 0:
-        return "0"
-    return f"+{value}" if value > 0 else f"−{-value}"
+    return cards.signed(value)
 
 
 @register.filter

@@ -10,6 +10,7 @@ import io
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -20,7 +21,7 @@ import rules
 from rules.vocab import TYPES
 
 from .. import cards, selectors, services
-from ..access import membership_for
+from ..access import campaign_for_dj, membership_for
 from ..history import log as history
 from ..models import Campaign, GameSession, Membership, StateEvent
 from ..numbers import whole
@@ -151,6 +152,19 @@ def event_detail(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     event = history.event_for(campaign=campaign, viewer=viewer, seq=seq)
     if event is None:
         raise Http404("No such event.")
+    return _event_page(request, campaign, viewer, event)
+
+
+def _event_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    viewer: history.Viewer,
+    event: StateEvent,
+    *,
+    void_error: str = "",
+    reason: str = "",
+    status: int = 200,
+) -> HttpResponse:
     names = _names(campaign)
     row = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)[0]
     changes = history.event_changes(
@@ -166,8 +180,42 @@ def event_detail(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
         "changes": changes,
         "is_dj": viewer.is_dj,
         "active": "history",
+        "void_error": void_error,
+        "reason": reason,
     }
-    return render(request, "campaign/event.html", context)
+    return render(request, "campaign/event.html", context, status=status)
+
+
+@require_POST
+@login_required
+def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+    """Void one event from its own page (any event of the log, however old), with a
+    reason. A refusal shows under the form; done, the page shows the event voided."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    event = history.event_for(campaign=campaign, viewer=history.Viewer(None), seq=seq)
+    if event is None:
+        raise Http404("No such event.")
+    reason = " ".join((request.POST.get("reason") or "").replace("\x00", "").split())[:500]
+    if event.is_void:  # a second submit, or another tab: nothing to do
+        messages.info(request, _("This event is already void."))
+        return redirect("event_detail", slug=campaign.slug, seq=event.seq)
+    error = ""
+    if not reason:
+        error = _("Say why the event is voided.")
+    else:
+        try:
+            services.events_void(events=[event], actor=request.user, reason=reason)
+        except services.EventVoidRefused as refused:
+            error = refused.message(cards.lang())
+        except ValidationError as err:
+            error = " ".join(err.messages)
+    if error:
+        return _event_page(
+            request, campaign, history.Viewer(None), event, void_error=error, reason=reason,
+            status=409 if reason else 422,
+        )
+    messages.success(request, _("Voided: %(reason)s") % {"reason": reason})
+    return redirect("event_detail", slug=campaign.slug, seq=event.seq)
 
 
 def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:

@@ -18,6 +18,7 @@ from django_htmx.http import reswap, retarget
 from rules import RuleError
 
 from .. import cards, selectors, services, taps
+from ..cards import party_who
 from ..access import campaign_for_dj
 from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
@@ -224,11 +225,13 @@ def _void(
     words = (
         _("Undone: #%(seq)s %(who)s: %(what)s") if undo else _("Voided: #%(seq)s %(who)s: %(what)s")
     )
+    names = selectors.character_names(campaign=campaign)
+    in_play = selectors.in_play_ids(campaign=campaign)
     toasts = []
     for done in sorted(together, key=lambda e: e.seq):
         text = words % {
             "seq": done.seq,
-            "who": done.character.name if done.character_id else _("Everyone"),
+            "who": party_who(done, names, in_play),
             "what": event_label(done.event),
         }
         toasts.append({"title": text, "lines": [], "text": text})

@@ -63,6 +63,25 @@ def test_the_dj_filters_the_trail_and_opens_an_event(browser, table):
     screenshot(page, "event-1280")
 
 
+def test_the_dj_voids_an_old_event_from_its_page(browser, table):
+    page = page_for(browser, table, table["dj"])
+    page.goto(f"{table['base']}/c/kiso/historia/")
+    page.locator(".timeline-row", has_text="Fatiga Grave").get_by_role("link").first.click()
+
+    page.get_by_text("Anular este evento…").click()
+    page.get_by_label("¿Por qué?").fill("era Aiko, no Kenji")
+    screenshot(page, "event-void-1280")
+    page.get_by_role("button", name="Anular").click()
+
+    expect(page.get_by_text("Anulado: era Aiko, no Kenji")).to_be_visible()
+    expect(page.get_by_text("Un evento anulado no cambia nada")).to_be_visible()
+    expect(page.get_by_text("Anular este evento…")).to_have_count(0)
+    phone = page_for(browser, table, table["dj"], PHONE)
+    phone.goto(page.url)
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(phone, "event-void-360")
+
+
 def test_the_dj_writes_a_recap_and_reads_the_session(browser, table):
     page = page_for(browser, table, table["dj"])
     page.goto(f"{table['base']}/c/kiso/sesion/1/")

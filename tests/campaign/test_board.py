@@ -1037,7 +1037,7 @@ def test_undo_takes_back_a_whole_tap_a_descanso_with_its_watch(dj_client, campai
         pj.snapshot.refresh_from_db()
         assert pj.snapshot.state["clock"] == 0
     html = response.content.decode()
-    assert "Todos: Descanso" in html and "Kenji: +8 h" in html
+    assert "Aiko: Descanso" in html and "Kenji: +8 h" in html  # Kenji kept watch
 
 
 def test_undo_of_a_next_round_takes_back_the_turn_ends_it_recorded(dj_client, campaign, aiko):

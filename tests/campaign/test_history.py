@@ -199,6 +199,9 @@ def test_an_event_shows_each_pj_right_before_and_after(client, dj, table, kenji)
     assert "Fatiga Persistente marcada" in html  # R8
     assert "Shock Leve marcada" in html
     assert "Gana Desprevenido" in html and "Ya no puede actuar" in html
+    first = StateEvent.objects.filter(event__type="fatiga").order_by("seq").first()
+    html = get(client, "event_detail", first.seq).content.decode()
+    assert "modificador de FUE 0 → −3" in html  # a real minus, and no "+0"
 
 
 def test_a_voided_event_says_it_changes_nothing(client, dj, table):
@@ -208,6 +211,89 @@ def test_a_voided_event_says_it_changes_nothing(client, dj, table):
 
     assert "Un evento anulado no cambia nada" in html
     assert "Sin cambios en la tarjeta." in html
+
+
+def test_the_dj_voids_an_old_event_from_its_page(client, dj, table, aiko):
+    client.force_login(dj)
+    old = StateEvent.objects.filter(event__type="fatiga").order_by("seq").first()
+    url = reverse("event_void", args=["kiso", old.seq])
+
+    html = get(client, "event_detail", old.seq).content.decode()
+    assert "Anular este evento" in html and url in html
+
+    done = client.post(url, {"reason": "  era   otra tirada "}, follow=True)
+
+    old.refresh_from_db()
+    assert old.void_reason == "era otra tirada" and old.void_by == dj
+    assert done.redirect_chain[-1][0] == reverse("event_detail", args=["kiso", old.seq])
+    html = done.content.decode()
+    assert "Anulado: era otra tirada" in html and "Un evento anulado no cambia nada" in html
+    assert "Anular este evento" not in html
+
+
+def test_a_void_from_the_event_page_refused_says_why_under_its_form(client, dj, table):
+    client.force_login(dj)
+    old = StateEvent.objects.filter(event__type="fatiga").order_by("seq").first()
+    url = reverse("event_void", args=["kiso", old.seq])
+
+    empty = client.post(url, {"reason": "   "})
+    assert empty.status_code == 422
+    assert re.search(r'id="void-error" role="alert">Di por qué', empty.content.decode())
+
+    twice = client.post(url, {"reason": "x"})
+    assert twice.status_code == 302
+    again = client.post(url, {"reason": "y"}, follow=True)
+    assert "Este evento ya está anulado." in again.content.decode()
+    old.refresh_from_db()
+    assert old.void_reason == "x"
+    assert StateEvent.objects.filter(void_at__isnull=False).count() == 2  # "wrong" and this
+
+
+def test_a_void_that_would_break_a_later_event_is_refused_on_its_page(client, dj, campaign, aiko):
+    client.force_login(dj)
+    wound = record(aiko, dj, kind="suffer", type="heridas", grade="leve")
+    record(aiko, dj, kind="heal")
+
+    refused = client.post(reverse("event_void", args=["kiso", wound.seq]), {"reason": "no"})
+
+    assert refused.status_code == 409
+    html = refused.content.decode()
+    assert re.search(r'id="void-error" role="alert">No se puede anular el #\d+: el #\d+ de Aiko \(Curación\)', html)
+    assert 'value="no"' in html  # what was typed stays
+    wound.refresh_from_db()
+    assert wound.void_at is None
+
+
+def test_only_the_dj_voids_from_the_event_page(client, player, table):
+    client.force_login(player)
+    aiko_event = StateEvent.objects.filter(event__type="shock").order_by("seq").first()
+
+    html = get(client, "event_detail", aiko_event.seq).content.decode()
+    assert "Anular este evento" not in html
+    answer = client.post(reverse("event_void", args=["kiso", aiko_event.seq]), {"reason": "x"})
+
+    assert answer.status_code == 404
+    aiko_event.refresh_from_db()
+    assert aiko_event.void_at is None
+
+
+def test_a_party_event_with_someone_on_watch_names_who_it_reached(client, dj, table, kenji):
+    client.force_login(dj)
+    services.party_event(
+        campaign=Campaign.objects.get(slug="kiso"),
+        event={"kind": "descanso"},
+        watch=frozenset({kenji.pk}),
+        actor=dj,
+    )
+    descanso = StateEvent.objects.get(event__kind="descanso")
+
+    html = get(client, "event_detail", descanso.seq).content.decode()
+    board = client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert f"#{descanso.seq} · Aiko: Descanso" in html
+    assert re.search(rf'id="recent-{descanso.seq}".*?class="who">Aiko<', board, re.S)
+    time = StateEvent.objects.get(event__kind="time", character=None)
+    assert re.search(rf'id="recent-{time.seq}".*?class="who">Todos<', board, re.S)
 
 
 # -- recaps -----------------------------------------------------------------------------
