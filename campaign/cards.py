@@ -13,7 +13,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from rules import texts
+from rules import ENGINE_KEY, texts
 from rules.state import modifier_sources
 from rules.vocab import (
     CHECKS,
@@ -114,6 +114,11 @@ class Card:
     medicine_obstacle: int
     shock_grave: bool = False
     behind: int = 0  # seconds its clock is behind the party's (board cards only)
+
+    @property
+    def treated(self) -> bool:
+        """Curación or Cirugía already given (R25): another needs a Descanso or new Heridas."""
+        return bool(self.state.get(ENGINE_KEY, {}).get("healed"))
 
     @property
     def scores(self) -> list[tuple[str, int | None]]:

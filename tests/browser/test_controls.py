@@ -166,6 +166,25 @@ def test_more_actions_stays_on_the_board_after_any_action(browser, app_url, tabl
     expect(ask(page, "Aiko")).to_contain_text("Curación: ¿quién la aplica?")
 
 
+def test_once_treated_more_actions_says_so_instead_of_offering_cirugia(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+    services.event_record(
+        campaign=table["campaign"],
+        character=table["party"]["Aiko"],
+        event={"kind": "suffer", "type": "heridas", "grade": "persistente", "especifico": "lesion"},
+    )
+    aiko.get_by_role("button", name="Heridas leve").click()
+    aiko.locator("details.more summary").click()
+    aiko.get_by_role("button", name="Curación").click()
+    ask(page, "Aiko").get_by_role("button", name="Kenji").click()
+    expect(page.locator("#toasts")).to_contain_text("Curación")
+
+    expect(aiko.get_by_text("Ya tratado: otra Curación o Cirugía necesita antes")).to_be_visible()
+    expect(aiko.get_by_role("button", name="Cirugía")).to_have_count(0)
+    screenshot(page, "more-treated-1280")
+
+
 def test_more_actions_without_javascript(browser, app_url, table):
     page = open_board(browser, app_url, table, javascript=False)
     services.event_record(

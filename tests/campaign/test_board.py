@@ -958,6 +958,22 @@ def test_more_actions_offers_curacion_only_with_heridas_to_cure(dj_client, campa
     assert "Curación" in dj_client.get(url, headers=HX).content.decode()
 
 
+def test_once_treated_more_actions_offers_no_curacion_nor_cirugia_but_says_why(
+    dj_client, campaign, aiko, kenji
+):
+    url = reverse("ask", args=["kiso", aiko.pk, "more"])
+    for grade in ("persistente", "grave"):  # one to operate, one to heal
+        act(dj_client, campaign, aiko, action="suffer", type="heridas", grade=grade)
+    offered = dj_client.get(url, headers=HX).content.decode()
+    assert ">Curación<" in offered and ">Cirugía<" in offered
+
+    act(dj_client, campaign, aiko, action="heal", healer=kenji.pk)
+
+    html = dj_client.get(url, headers=HX).content.decode()
+    assert ">Curación<" not in html and ">Cirugía<" not in html
+    assert "Ya tratado: otra Curación o Cirugía necesita antes un Descanso" in html
+
+
 def test_asleep_the_sleeps_shock_cannot_be_recovered_by_hand(dj_client, campaign, aiko):
     act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
     act(dj_client, campaign, aiko, action="sleep", descanso="1")
