@@ -33,6 +33,7 @@ def table(app_url):
     record(aiko, kind="suffer", type="afeccion", grade="leve", source="ponzoña azul")
     services.character_secrets_set(character=aiko, add=["ponzoña azul"], remove=())
     record(None, kind="time", minutes=10)
+    record(kenji, kind="suffer", type="emocion", grade="grave", variant="terror", cause="el oni")
     wrong = record(kenji, kind="suffer", type="heridas", grade="leve")
     services.event_void(event=wrong, actor=dj, reason="era Aiko")
     services.session_end(session=session)
@@ -101,6 +102,7 @@ def test_the_end_of_session_sheets_print_without_the_app_around_them(browser, ta
     page = page_for(browser, table, table["dj"])
     page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
     expect(page.get_by_role("article", name="Aiko")).to_be_visible()
+    expect(page.get_by_role("article", name="Kenji")).to_contain_text("Causa: el oni")
     screenshot(page, "session-sheets-1280")
 
     page.emulate_media(media="print")

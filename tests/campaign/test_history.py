@@ -365,6 +365,15 @@ def test_an_open_session_shows_the_state_so_far(client, dj, table):
     assert "Lo que lleva cada PJ (hasta ahora)" in html
 
 
+def test_the_end_of_session_sheet_keeps_the_emocion_graves_cause(client, dj, table, aiko):
+    client.force_login(dj)
+    record(aiko, dj, kind="suffer", type="emocion", grade="grave", variant="terror", cause="el oni")
+
+    html = get(client, "session_sheets", 2).content.decode()
+
+    assert re.search(r'class="carry-cause">Causa: el oni<', html)
+
+
 def test_the_cards_to_print_show_each_active_state(client, dj, player, table, aiko, kenji):
     client.force_login(dj)
     html = get(client, "character_cards", aiko.pk).content.decode()
