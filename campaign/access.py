@@ -61,3 +61,21 @@ def character_for_viewer(
     if character is None:
         raise Http404("No such PJ.")
     return membership, character
+
+
+def archived_own_character(*, user: AbstractBaseUser, slug: str, pk: int) -> Character | None:
+    """`user`'s own PJ `pk` on campaign `slug` when the DJ has archived it (its player may
+    know that much), else None."""
+    if not user.is_authenticated:
+        return None
+    return (
+        Character.objects.filter(
+            campaign__slug=slug,
+            campaign__memberships__user=user,
+            pk=pk,
+            player=user,
+            archived_at__isnull=False,
+        )
+        .select_related("campaign")
+        .first()
+    )

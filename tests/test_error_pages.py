@@ -42,7 +42,7 @@ def test_a_player_whose_pj_was_archived_meets_the_404_that_says_why(seated):
     response = seated["client"].get(reverse("sheet", args=["kiso", seated["aiko"].pk]))
 
     assert response.status_code == 404
-    assert "Puede que tu DJ lo haya archivado" in response.content.decode()
+    assert "Aiko está archivado" in response.content.decode()
 
 
 @override_settings(DEBUG=False)
@@ -106,3 +106,18 @@ def test_a_405_to_htmx_stays_bare(seated, dj, client):
     response = client.get(reverse("party_time", args=["kiso"]), headers={"HX-Request": "true"})
 
     assert response.status_code == 405 and response.content == b""
+
+
+@override_settings(DEBUG=False)
+def test_only_its_own_player_learns_that_a_pj_is_archived(seated, campaign):
+    from tests.factories import UserFactory
+
+    services.character_archive(character=seated["aiko"])
+    stranger = Client()
+    stranger.force_login(UserFactory(username="ren"))
+
+    response = stranger.get(reverse("sheet", args=["kiso", seated["aiko"].pk]))
+
+    assert response.status_code == 404
+    assert "Aiko" not in response.content.decode()
+    assert "Página no encontrada" in response.content.decode()

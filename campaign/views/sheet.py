@@ -8,7 +8,7 @@ sees; anyone else gets 404. What the DJ marked secret never reaches a sheet.
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from rules import RuleError
 
 from .. import cards, selectors, services, taps
-from ..access import character_for_viewer
+from ..access import archived_own_character, character_for_viewer
 from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, Character, Membership
@@ -58,8 +58,16 @@ def _context(membership: Membership, character: Character) -> dict:
 @require_GET
 @login_required
 def sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The PJ's sheet, as its player sees it."""
-    membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
+    """The PJ's sheet, as its player sees it. A PJ the DJ archived gets a page that says
+    so, and follows the campaign: it opens the sheet again once the PJ is restored."""
+    try:
+        membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
+    except Http404:
+        archived = archived_own_character(user=request.user, slug=slug, pk=pk)
+        if archived is None:
+            raise
+        context = {"campaign": archived.campaign, "character": archived}
+        return render(request, "campaign/sheet_archived.html", context, status=404)
     return render(request, TEMPLATE, _context(membership, character))
 
 

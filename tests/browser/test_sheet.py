@@ -265,3 +265,22 @@ def test_a_roll_without_network_says_it_was_not_recorded(browser, app_url, table
     page.get_by_role("button", name=re.compile("^Tirar")).first.click()
     expect(page.locator(".toast").last).to_contain_text(re.compile(r"\d"))
     assert StateEvent.objects.filter(event__kind="save").count() == 1
+
+
+def test_an_archived_pj_says_so_on_the_phone_and_comes_back_when_restored(
+    browser, app_url, table
+):
+    page = open_sheet(browser, app_url, table["mei"], table["aiko"])
+    expect(page.get_by_role("article", name="Aiko")).to_be_visible()
+
+    services.character_archive(character=table["aiko"])
+
+    expect(page.get_by_role("heading", name="Aiko está archivado")).to_be_visible(timeout=5000)
+    expect(page.get_by_text("la hoja vuelve sola")).to_be_visible()
+    page.wait_for_selector('#live[data-state="open"]', state="attached")
+    screenshot(page, "sheet-archived-360")
+
+    services.character_restore(character=Character.objects.get(pk=table["aiko"].pk))
+
+    expect(page.get_by_role("article", name="Aiko")).to_be_visible(timeout=5000)
+    expect(page.get_by_role("heading", name="Aiko está archivado")).to_have_count(0)

@@ -75,7 +75,7 @@ def test_a_player_logs_in_over_http_and_meets_the_apps_own_pages(
     page.screenshot(path="/tmp/zodiac-screenshots/error-404-360.png", full_page=True)
     services.character_archive(character=aiko)
     page.goto(f"{table_server}/c/kiso/pj/{aiko.pk}/hoja/")
-    expect(page.get_by_text("Puede que tu DJ lo haya archivado")).to_be_visible()
+    expect(page.get_by_role("heading", name="Aiko está archivado")).to_be_visible()
     # An action's address typed in the address bar: the app's page, not a blank one.
     response = page.goto(f"{table_server}/accounts/logout/")
     assert response.status == 405
