@@ -682,12 +682,15 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
 def chain(effects: list[dict[str, Any]], lang: str = "es") -> str:
     """Join effect lines into an audit chain: "Sufre Shock Leve → R11 → Sufre Fatiga Leve"."""
     parts: list[str] = []
+    previous = None
     for effect in effects:
         rule = effect.get("rule") if isinstance(effect, dict) else None
         text = describe(effect, lang)
         # Only R-numbers explain a step; "base" and "DJ" effects just follow with a bare arrow.
-        if isinstance(rule, str) and _R_NUMBER.fullmatch(rule):
+        # A rule named by the step before it is not named again: "R26 → A → B".
+        if isinstance(rule, str) and _R_NUMBER.fullmatch(rule) and rule != previous:
             parts.append(f"→ {rule} → {text}" if not parts else f" → {rule} → {text}")
         else:
             parts.append(f" → {text}" if parts else text)
+        previous = rule
     return "".join(parts)

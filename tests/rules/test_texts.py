@@ -265,6 +265,19 @@ def test_chain_marks_rule_steps_between_descriptions():
     assert chain(effects, "en").startswith("Suffers Light Shock → R11 → Suffers Light Fatigue")
 
 
+def test_chain_names_a_rule_once_for_the_steps_it_takes_in_a_row():
+    effects = [
+        {"rule": "R26", "change": "unmark", "type": "heridas", "grade": "leve"},
+        {"rule": "R26", "change": "suffer", "type": "fatiga", "grade": "leve"},
+        {"rule": "base", "change": "mark", "type": "fatiga", "grade": "leve"},
+        {"rule": "R26", "change": "special_on", "name": "derribado"},
+    ]
+    assert chain(effects) == (
+        "→ R26 → Desmarca Heridas Leve → Sufre Fatiga Leve → Marca Fatiga Leve"
+        " → R26 → Gana Derribado"
+    )
+
+
 def test_chain_does_not_show_base_or_gm_as_steps():
     effects = [
         {"rule": "DJ", "change": "special_on", "name": "derribado"},
