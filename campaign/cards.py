@@ -391,6 +391,8 @@ def party_who(event, names: dict[int, str], in_play: set[int]) -> str:
     left some out: they kept watch)."""
     if event.character_id:
         return names.get(event.character_id, "?")
+    if (event.event or {}).get("kind") == "fight":  # the turn order reaches no PJ
+        return _("Fight")
     reached = {int(pk) for pk in event.effects or {}}
     if in_play <= reached:
         return _("Everyone")

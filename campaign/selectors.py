@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 import rules
 
+from . import fight
 from .models import (
     Campaign,
     CatalogueEntry,
@@ -178,6 +179,27 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
     return events or [event]
 
 
+def fight_now(*, campaign: Campaign):
+    """The fight going on (campaign.fight.Fight), or None: the latest fight start not void,
+    folded with the campaign-wide events since."""
+    wide = StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
+    start = (
+        wide.filter(event__kind=fight.KIND, event__do="start")
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    if start is None:
+        return None
+    since = (
+        wide.filter(seq__gte=start)
+        .filter(Q(event__kind=fight.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
+        .order_by("seq")
+        .values_list("seq", "event")
+    )
+    return fight.fold(since)
+
+
 def current_round(*, campaign: Campaign, window: int = 200) -> int:
     """Rounds since the last campaign-wide time that was not counted in rounds (0: none).
 
@@ -191,8 +213,10 @@ def current_round(*, campaign: Campaign, window: int = 200) -> int:
     )
     for event in events:
         if event.get("kind") != "time":
-            if event.get("kind") == "descanso":
-                break
+            if event.get("kind") == "descanso" or (
+                event.get("kind") == "fight" and event.get("do") == "start"
+            ):
+                break  # a Descanso, or a fight's start: round 1 again
             continue
         if "rounds" not in event:
             break

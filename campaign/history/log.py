@@ -18,7 +18,7 @@ import rules
 from rules import texts
 from rules.vocab import GRADES, TYPES
 
-from .. import cards, selectors
+from .. import cards, fight, selectors
 from ..cards import party_who
 from ..models import Campaign, Character, EventSnapshot, GameSession, StateEvent
 from .words import event_label, linked, trail_text
@@ -64,6 +64,7 @@ class Row:
     void_reason: str
     secret: bool
     session: int | None
+    turn: str = ""  # during a fight: whose turn it was
 
     @property
     def is_void(self) -> bool:
@@ -74,6 +75,16 @@ class Row:
         if self.clock is None:
             return ""
         return _("Day %(day)s %(hh)02d:%(mm)02d") % self.clock
+
+    @property
+    def when_text(self) -> str:
+        """ "Día 1 00:05 · Ronda 2 · Turno de Oni": when it happened in the game."""
+        parts = [self.clock_text] if self.clock else []
+        if self.clock or self.turn:
+            parts.append(_("Round %(round)s") % {"round": self.round})
+        if self.turn:
+            parts.append(_("%(name)s's turn") % {"name": self.turn})
+        return " · ".join(parts)
 
 
 def events_for(
@@ -140,14 +151,18 @@ def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
         StateEvent.objects.filter(
             campaign=campaign, character__isnull=True, void_at__isnull=True, seq__lte=max(seqs)
         )
-        .filter(Q(event__kind="time") | Q(event__kind="descanso"))
+        .filter(
+            Q(event__kind="time")
+            | Q(event__kind="descanso")
+            | Q(event__kind=fight.KIND, event__do="start")
+        )
         .order_by("-seq")
         .values_list("seq", "event")
     )
     # Walk back to the last reset before the first seq asked for, then forwards.
     start = 0
     for i, (seq, event) in enumerate(wide):
-        if seq < min(seqs) and (event.get("kind") == "descanso" or "rounds" not in event):
+        if seq < min(seqs) and (event.get("kind") != "time" or "rounds" not in event):
             start = i
             break
     else:
@@ -161,10 +176,35 @@ def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
             if event.get("kind") == "time" and isinstance(event.get("rounds"), int):
                 rounds += event["rounds"]
             else:
-                rounds = 0
+                rounds = 0  # longer time, a Descanso, a fight's start: round 1 again
             cursor += 1
         rounds_at[seq] = rounds + 1
     return rounds_at
+
+
+def _fights(campaign: Campaign, seqs: list[int]) -> dict[int, fight.Fight]:
+    """The fight as it stood at each of `seqs` that happened during one (fight.turns)."""
+    if not seqs:
+        return {}
+    wide = StateEvent.objects.filter(
+        campaign=campaign, character__isnull=True, void_at__isnull=True
+    )
+    start = (
+        wide.filter(event__kind=fight.KIND, event__do="start", seq__lte=min(seqs))
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    later = wide.filter(event__kind=fight.KIND, seq__gte=min(seqs), seq__lte=max(seqs))
+    if start is None and not later.exists():
+        return {}
+    events = (
+        wide.filter(seq__gte=start or min(seqs), seq__lte=max(seqs))
+        .filter(Q(event__kind=fight.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
+        .order_by("seq")
+        .values_list("seq", "event")
+    )
+    return fight.turns(events, seqs)
 
 
 def rows(
@@ -179,6 +219,7 @@ def rows(
         if isinstance(clock, int | float):
             clocks[event_id] = max(clocks.get(event_id, 0), int(clock))
     rounds = _rounds(campaign, [e.seq for e in events])
+    fights = _fights(campaign, [e.seq for e in events])
     # For the DJ, a row is secret when the event was, or when it names what the DJ keeps
     # from that PJ's player (a poison made secret later).
     kept: dict[int, set[str]] = {}
@@ -204,16 +245,32 @@ def rows(
                 lines.append((names.get(int(pk), "?"), text))
         shown = event.event if viewer.is_dj else _scrub_event(event.event, viewer.secret)
         clock = clocks.get(event.pk)
+        during = fights.get(event.seq)
+        if fight.is_fight(event.event) and event.event.get("do") in ("start", "order", "end"):
+            # The order it started with, changed to, or ended with.
+            if event.event.get("do") == "end" or during is None:
+                shown_fight = during or fight.step(None, event.seq, event.event)
+            else:
+                shown_fight = fight.step(
+                    fight.Fight(list(during.order), during.round, during.current, 0),
+                    event.seq,
+                    event.event,
+                )
+            if shown_fight is not None:
+                lines.append((_("Fight"), _("Order: %(order)s") % {
+                    "order": fight.order_text(shown_fight, names)
+                }))
         out.append(
             Row(
                 seq=event.seq,
                 created_at=event.created_at,
                 clock=cards.clock_parts(clock) if clock is not None else None,
-                round=rounds.get(event.seq, 1),
+                round=during.round if during else rounds.get(event.seq, 1),
+                turn=fight.slot_name(during.current_slot, names) if during else "",
                 actor=event.actor.get_username() if event.actor_id else "",
                 # A player reads "Everyone" for the party: the others left out are not theirs.
                 who=party_who(event, names, in_play)
-                if viewer.is_dj or event.character_id
+                if viewer.is_dj or event.character_id or fight.is_fight(event.event)
                 else _("Everyone"),
                 character_id=event.character_id,
                 label=event_label(shown),

@@ -112,6 +112,15 @@ def event_label(event: dict) -> str:
         return _("Woken by force") if event.get("forced") else _("Wakes up")
     if kind == "turn_end":
         return _("End of turn")
+    if kind == "fight":
+        doing = event.get("do")
+        if doing == "start":
+            return _("The fight starts")
+        if doing == "order":
+            return _("New turn order")
+        if doing == "pass":
+            return _("Turn lost") if event.get("lost") else _("Turn passes")
+        return _("The fight ends")
     if kind == "safe":
         return _("No longer exposed to the cause")
     if kind == "progress":

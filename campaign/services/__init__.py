@@ -33,6 +33,7 @@ from .events import (
     party_event,
     round_pass,
 )
+from .fight import fight_end, fight_order, fight_pass, fight_start
 from .players import (
     code_display,
     code_normalize,
@@ -46,6 +47,10 @@ from .sessions import session_end, session_recap_set, session_start
 
 __all__ = [
     "EventVoidRefused",
+    "fight_end",
+    "fight_order",
+    "fight_pass",
+    "fight_start",
     "campaign_create",
     "campaign_update",
     "catalogue_entry_delete",

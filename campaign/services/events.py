@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 import rules
 from rules import RuleError
 
+from .. import fight
 from ..history.words import event_label
 from ..live.channel import change_record
 from ..models import (
@@ -28,6 +29,7 @@ from ..selectors import (
     campaign_clock,
     character_log,
     characters_touched,
+    in_play_ids,
     open_session,
     turn_end_missing,
 )
@@ -148,6 +150,10 @@ def event_record(
                 )
             if stored["kind"] in ("heal", "surgery"):  # both are Curación (R25)
                 stored["regeneracion"] = "regeneracion" in targets[0].powers
+        elif fight.is_fight(stored):
+            # The fight's order: it reaches no PJ (no PJ's log holds it; see campaign.fight).
+            fight.check(stored, in_play=in_play_ids(campaign=campaign))
+            targets = []
         else:
             in_play = campaign.characters.filter(archived_at__isnull=True)
             targets = [

@@ -306,6 +306,7 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
         _("Recorded at"),
         _("Game time"),
         _("Round"),
+        _("Turn"),
         _("By"),
         _("PJ"),
         _("What"),
@@ -327,6 +328,7 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
             timezone.localtime(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),  # as on the pages
             row.clock_text,
             str(row.round),
+            row.turn,
             row.actor,
             row.who,
             row.label,
@@ -354,7 +356,7 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
     for row in rows:
         cells = values(row)
         if row.is_void:
-            cells[6] = f"~~{cells[6]}~~"
+            cells[7] = f"~~{cells[7]}~~"
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     response = HttpResponse("\n".join(lines) + "\n", content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}.md"'

@@ -446,7 +446,7 @@ def test_the_csv_log_keeps_typed_text_from_running_as_a_formula(client, dj, camp
     response = get(client, "session_log", session.number, "csv")
 
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[-1][5] == "'=SUM(1+1)"
+    assert rows[-1][6] == "'=SUM(1+1)"
     assert all(not cell.startswith("=") for row in rows for cell in row)
 
 

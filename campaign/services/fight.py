@@ -1,0 +1,172 @@
+"""A fight's turn order, written to the log (campaign.fight says how it is kept).
+
+Every write takes the campaign's lock first (through event_record), reads the fight as it
+stands under that lock, and refuses a tap made on a page that saw another turn
+(`expected`, the page's Fight.token): two tabs never pass the same turn twice.
+"""
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from .. import fight as fights
+from ..models import Campaign, StateEvent
+from ..selectors import fight_now, in_play_ids, turn_end_missing
+from .changes import lock
+from .events import event_record, tap_key
+
+
+def fight_start(
+    *,
+    campaign: Campaign,
+    order: list[fights.Slot],
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> StateEvent:
+    """Start a fight with `order` (the first slot acts first). Refused while one is on."""
+    with transaction.atomic():
+        campaign = lock(campaign)
+        if idempotency_key and _done(campaign, idempotency_key):
+            return _done(campaign, idempotency_key)
+        if fight_now(campaign=campaign) is not None:
+            raise ValidationError(
+                _("A fight is already on: end it before starting another."), code="fight_on"
+            )
+        return event_record(
+            campaign=campaign,
+            event={"kind": fights.KIND, "do": "start", "order": [s.as_event() for s in order]},
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )
+
+
+def fight_order(
+    *,
+    campaign: Campaign,
+    order: list[fights.Slot],
+    expected: str = "",
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> StateEvent:
+    """Change the order of the fight going on. Whose turn it is stays theirs; if they left
+    the order, the turn goes to the next one of the round still in it."""
+    with transaction.atomic():
+        campaign = lock(campaign)
+        if idempotency_key and _done(campaign, idempotency_key):
+            return _done(campaign, idempotency_key)
+        now = _fight_as_seen(campaign, expected)
+        keys = [s.key for s in order]
+        still = [s.key for s in now.order[now.current :] if s.key in keys]
+        current = keys.index(still[0]) if still else min(now.current, len(order) - 1)
+        return event_record(
+            campaign=campaign,
+            event={
+                "kind": fights.KIND,
+                "do": "order",
+                "order": [s.as_event() for s in order],
+                "current": current,
+            },
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )
+
+
+def fight_pass(
+    *,
+    campaign: Campaign,
+    expected: str = "",
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> list[StateEvent]:
+    """The current turn passes: a PJ's turn end first (with what it raises: the TS VOL of a
+    Shock grave, the end of a Shock leve), marked as a lost turn when the PJ could not act;
+    then the pass; after the round's last turn, the round (the turn ends it still misses
+    first, as "Siguiente ronda" records them). The events recorded, in order."""
+    with transaction.atomic():
+        campaign = lock(campaign)
+        if idempotency_key and _done(campaign, idempotency_key):
+            return [_done(campaign, idempotency_key)]
+        now = _fight_as_seen(campaign, expected)
+        slot = now.current_slot
+        records = []
+        lost = False
+        if slot is not None and slot.pj is not None and slot.pj in in_play_ids(campaign=campaign):
+            character = campaign.characters.select_related("snapshot").get(pk=slot.pj)
+            lost = not character.snapshot.state["can_act"]
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=character,
+                    event={"kind": "turn_end"},
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":t{character.pk}"),
+                )
+            )
+        records.append(
+            event_record(
+                campaign=campaign,
+                event={"kind": fights.KIND, "do": "pass", "slot": now.current, "lost": lost},
+                actor=actor,
+                idempotency_key=idempotency_key,
+            )
+        )
+        if now.last_turn:
+            records.extend(
+                event_record(
+                    campaign=campaign,
+                    character=c,
+                    event={"kind": "turn_end"},
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":t{c.pk}"),
+                )
+                for c in turn_end_missing(campaign=campaign)
+            )
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    event={"kind": "time", "rounds": 1},
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, ":c1"),
+                )
+            )
+    return records
+
+
+def fight_end(
+    *,
+    campaign: Campaign,
+    expected: str = "",
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> StateEvent:
+    """End the fight going on; its order stays in the history."""
+    with transaction.atomic():
+        campaign = lock(campaign)
+        if idempotency_key and _done(campaign, idempotency_key):
+            return _done(campaign, idempotency_key)
+        _fight_as_seen(campaign, expected)
+        return event_record(
+            campaign=campaign,
+            event={"kind": fights.KIND, "do": "end"},
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )
+
+
+def _done(campaign: Campaign, key: str) -> StateEvent | None:
+    """The event a repeated tap already recorded (a double tap records nothing more)."""
+    return StateEvent.objects.filter(campaign=campaign, idempotency_key=key).first()
+
+
+def _fight_as_seen(campaign: Campaign, expected: str) -> fights.Fight:
+    now = fight_now(campaign=campaign)
+    if now is None:
+        raise ValidationError(_("There is no fight on."), code="no_fight")
+    if expected and expected != now.token:
+        raise ValidationError(
+            _("The turn has moved on meanwhile (round %(round)s): look again before tapping.")
+            % {"round": now.round},
+            code="stale",
+        )
+    return now

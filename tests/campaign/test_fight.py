@@ -1,0 +1,189 @@
+"""A fight's turn order (campaign.fight, services.fight): kept in the log, one tap per turn,
+the round after the last turn, a lost turn, order changes, the end, and undo."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from campaign import selectors, services
+from campaign.fight import Slot, check
+from campaign.history import log as history
+from campaign.models import StateEvent
+from rules import RuleError
+from tests.factories import CharacterFactory
+
+
+@pytest.fixture
+def ren(campaign):
+    return CharacterFactory(campaign=campaign, name="Ren", attributes={"VOL": 3})
+
+
+@pytest.fixture
+def fight(campaign, aiko, kenji, ren, dj):
+    """Aiko, an Oni, Kenji, a bandit, Ren."""
+    order = [Slot(pj=aiko.pk, init=15), Slot(npc=1, name="Oni", init=12), Slot(pj=kenji.pk),
+             Slot(npc=2, name="Bandido"), Slot(pj=ren.pk)]
+    services.fight_start(campaign=campaign, order=order, actor=dj)
+    return order
+
+
+def now(campaign):
+    return selectors.fight_now(campaign=campaign)
+
+
+def suffer(pj, type_, grade):
+    return services.event_record(
+        campaign=pj.campaign, character=pj, event={"kind": "suffer", "type": type_, "grade": grade}
+    )
+
+
+def state(pj):
+    pj.snapshot.refresh_from_db()
+    return pj.snapshot.state
+
+
+def test_a_fight_starts_at_round_one_with_the_first_slots_turn(campaign, fight, aiko):
+    on = now(campaign)
+    assert (on.round, on.current, on.current_slot.pj) == (1, 0, aiko.pk)
+    assert on.next_slot.name == "Oni"
+    assert selectors.current_round(campaign=campaign) == 0  # the board reads "Ronda 1"
+    start = StateEvent.objects.get(event__kind="fight")
+    assert start.character is None and start.effects == {}
+
+
+def test_one_tap_per_turn_and_the_round_passes_after_the_last(campaign, fight, aiko, ren):
+    kinds = []
+    for _ in range(5):
+        records = services.fight_pass(campaign=campaign, expected=now(campaign).token)
+        kinds.append([(r.character.name if r.character else "-", r.event["kind"]) for r in records])
+
+    assert kinds[0] == [("Aiko", "turn_end"), ("-", "fight")]
+    assert kinds[1] == [("-", "fight")]  # the Oni has no state
+    assert kinds[4] == [("Ren", "turn_end"), ("-", "fight"), ("-", "time")]
+    on = now(campaign)
+    assert (on.round, on.current, on.current_slot.pj) == (2, 0, aiko.pk)
+    assert StateEvent.objects.filter(event__kind="time").get().event["rounds"] == 1
+
+
+def test_a_shock_leve_ends_at_its_pjs_turn_without_a_tap_on_its_card(campaign, fight, kenji):
+    suffer(kenji, "shock", "leve")
+    for _ in range(2):  # Aiko, the Oni
+        services.fight_pass(campaign=campaign)
+    assert state(kenji)["marks"]["shock"] == ["leve"]
+
+    records = services.fight_pass(campaign=campaign)  # Kenji's turn: the one it lost
+
+    assert state(kenji)["marks"]["shock"] == []
+    assert records[-1].event == {"kind": "fight", "do": "pass", "slot": 2, "lost": True,
+                                 "seed": records[-1].event["seed"]}
+
+
+def test_a_pj_in_shock_grave_loses_its_turn_and_its_ts_vol_comes(campaign, fight, aiko):
+    suffer(aiko, "shock", "grave")
+    assert state(aiko)["can_act"] is False
+
+    records = services.fight_pass(campaign=campaign)
+
+    assert records[-1].event["lost"] is True
+    assert [p["check"] for p in state(aiko)["pending"]] == ["shock_grave_fin_turno"]
+
+
+def test_a_tap_from_a_page_that_saw_another_turn_is_refused(campaign, fight):
+    seen = now(campaign).token
+    services.fight_pass(campaign=campaign, expected=seen)
+    count = StateEvent.objects.count()
+
+    with pytest.raises(ValidationError) as refused:
+        services.fight_pass(campaign=campaign, expected=seen)
+
+    assert "El turno ya ha pasado" in refused.value.messages[0]
+    assert StateEvent.objects.count() == count
+
+
+def test_a_double_tap_records_the_turn_once(campaign, fight):
+    services.fight_pass(campaign=campaign, idempotency_key="tap-1")
+    services.fight_pass(campaign=campaign, idempotency_key="tap-1")
+
+    assert now(campaign).current == 1
+
+
+def test_a_new_order_keeps_the_turn_with_whoever_had_it(campaign, fight, aiko, kenji, ren):
+    services.fight_pass(campaign=campaign)  # the Oni's turn
+    order = [Slot(npc=1, name="Oni"), Slot(pj=ren.pk), Slot(pj=aiko.pk), Slot(pj=kenji.pk)]
+
+    services.fight_order(campaign=campaign, order=order, expected=now(campaign).token)
+
+    on = now(campaign)
+    assert on.current_slot.name == "Oni" and on.current == 0 and on.round == 1
+    assert [s.key for s in on.order] == [s.key for s in order]
+
+
+def test_leaving_the_order_gives_the_turn_to_whoever_takes_the_place(campaign, fight, kenji, ren):
+    services.fight_pass(campaign=campaign)  # the Oni's turn; the Oni flees
+    services.fight_order(campaign=campaign, order=[Slot(pj=kenji.pk), Slot(pj=ren.pk)])
+
+    assert now(campaign).current_slot.pj == kenji.pk
+
+
+def test_the_end_leaves_the_order_in_the_history(campaign, fight, dj, aiko):
+    services.fight_pass(campaign=campaign)
+    services.fight_end(campaign=campaign, expected=now(campaign).token)
+
+    assert now(campaign) is None
+    events = list(StateEvent.objects.order_by("seq").select_related("actor", "void_by",
+                                                                     "character", "session"))
+    names = selectors.character_names(campaign=campaign)
+    rows = history.rows(campaign=campaign, events=events, viewer=history.Viewer(None), names=names)
+    end = rows[-1]
+    assert (end.who, end.label) == ("Combate", "Termina el combate")
+    assert end.lines[0][1] == "Orden: Aiko (15) → Oni (12) → Kenji → Bandido → Ren"
+    turn_end = next(r for r in rows if r.label == "Fin de turno")
+    assert turn_end.when_text.endswith("Ronda 1 · Turno de Aiko")
+    with pytest.raises(ValidationError):
+        services.fight_pass(campaign=campaign)
+
+
+def test_undo_of_a_turn_pass_gives_the_turn_back(campaign, fight, aiko, ren):
+    for _ in range(4):
+        services.fight_pass(campaign=campaign, idempotency_key=f"k{_}")
+    last = services.fight_pass(campaign=campaign, idempotency_key="k-last")  # Ren: and the round
+    assert now(campaign).round == 2
+
+    services.events_void(events=selectors.tap_of(event=last[-1]), reason="undo")
+
+    on = now(campaign)
+    assert (on.round, on.current_slot.pj) == (1, ren.pk)
+    assert state(ren)["clock"] == 0
+    assert not StateEvent.objects.filter(event__kind="turn_end", character=ren,
+                                         void_at__isnull=True).exists()
+
+
+def test_one_fight_at_a_time(campaign, fight, aiko):
+    with pytest.raises(ValidationError):
+        services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"kind": "fight", "do": "jump"},
+        {"kind": "fight", "do": "start", "order": []},
+        {"kind": "fight", "do": "start", "order": [{"pj": 999}]},
+        {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": " "}]},
+        {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "x" * 41}]},
+        {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "a"}, {"npc": 1, "name": "b"}]},
+        {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "a", "init": "9"}]},
+        {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "a", "init": True}]},
+        {"kind": "fight", "do": "order", "order": [{"npc": 1, "name": "a"}], "current": 1},
+        {"kind": "fight", "do": "pass", "slot": -1, "lost": False},
+        {"kind": "fight", "do": "pass", "slot": 0},
+        {"kind": "fight", "do": "end", "extra": 1},
+    ],
+)
+def test_a_fight_event_that_is_not_well_formed_is_refused(event):
+    with pytest.raises(ValidationError):
+        check(event, in_play={1, 2})
+
+
+def test_a_fight_event_for_one_pj_is_refused_by_the_rules(campaign, aiko):
+    with pytest.raises(RuleError):
+        services.event_record(campaign=campaign, character=aiko, event={"kind": "fight", "do": "end"})
