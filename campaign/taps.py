@@ -4,7 +4,6 @@ Each parser takes the POST data and returns the event to record; the rules engin
 decides whether the event is allowed (a RuleError), so these only check shape and words.
 """
 
-import math
 import secrets
 from dataclasses import dataclass, field
 
@@ -18,6 +17,7 @@ from rules.texts import SPECIALS
 from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
 
 from .models import Character
+from .numbers import decimal
 
 MAX_TEXT = 100
 
@@ -73,12 +73,10 @@ UNIT_NAMES = {
 
 
 def _amount(data: QueryDict, unit: str) -> int | float:
-    raw = (data.get("amount") or "").strip().replace(",", ".")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValidationError(_("Give the amount of time as a number, e.g. 10.")) from None
-    if not math.isfinite(value) or value <= 0:
+    value = decimal(data.get("amount"))
+    if value is None:
+        raise ValidationError(_("Give the amount of time as a number, e.g. 10."))
+    if value <= 0:
         raise ValidationError(_("The amount of time must be more than zero."))
     if value > TIME_MAX[unit]:
         raise ValidationError(
@@ -188,11 +186,10 @@ def sleep_event(data: QueryDict) -> dict:
     event: dict = {"kind": "sleep"}
     hours = (data.get("hours") or "").strip()
     if hours:
-        try:
-            value = float(hours.replace(",", "."))
-        except ValueError:
-            raise ValidationError(_("Give the hours of sleep as a number, e.g. 8.")) from None
-        if not math.isfinite(value) or not 0 < value <= 72:
+        value = decimal(hours)
+        if value is None:
+            raise ValidationError(_("Give the hours of sleep as a number, e.g. 8."))
+        if not 0 < value <= 72:
             raise ValidationError(_("Hours of sleep must be more than 0 and at most 72."))
         event["hours"] = int(value) if value == int(value) else value
     if not _flag(data, "descanso", default=True):
@@ -219,3 +216,19 @@ def special_event(data: QueryDict) -> Action:
     on = _flag(data, "on", default=True)
     secret = on and _flag(data, "secret")
     return Action({"kind": "special", "name": name, "on": on}, [name] if secret else [])
+
+
+VOID_REASON_MAX = 500
+
+
+def void_reason(data: QueryDict) -> str:
+    """Why an event is voided, its spaces tidied: required, and at most VOID_REASON_MAX."""
+    reason = " ".join((data.get("reason") or "").replace("\x00", "").split())
+    if not reason:
+        raise ValidationError(_("Say why the event is voided."))
+    if len(reason) > VOID_REASON_MAX:
+        raise ValidationError(
+            _("Say why in at most %(max)s characters (this has %(n)s).")
+            % {"max": VOID_REASON_MAX, "n": len(reason)}
+        )
+    return reason

@@ -637,7 +637,8 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
         hours = effect.get("hours")
         text = "Falls asleep" if en else "Se duerme"
         if hours not in (None, ""):
-            text = f"{text} ({hours} h)"
+            shown = str(hours) if en else str(hours).replace(".", ",")
+            text = f"{text} ({shown} h)"
         if effect.get("descanso") is False:
             text += ", not a Long rest" if en else ", sin contar como Descanso"
         return text

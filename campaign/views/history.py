@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 import rules
 from rules.vocab import TYPES
 
-from .. import cards, selectors, services
+from .. import cards, selectors, services, taps
 from ..access import campaign_for_dj, membership_for
 from ..history import log as history
 from ..models import Campaign, GameSession, Membership, StateEvent
@@ -195,24 +195,39 @@ def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     event = history.event_for(campaign=campaign, viewer=history.Viewer(None), seq=seq)
     if event is None:
         raise Http404("No such event.")
-    reason = " ".join((request.POST.get("reason") or "").replace("\x00", "").split())[:500]
     if event.is_void:  # a second submit, or another tab: nothing to do
         messages.info(request, _("This event is already void."))
         return redirect("event_detail", slug=campaign.slug, seq=event.seq)
-    error = ""
-    if not reason:
-        error = _("Say why the event is voided.")
+    typed = (request.POST.get("reason") or "")[: taps.VOID_REASON_MAX * 2]
+    try:
+        reason = taps.void_reason(request.POST)
+    except ValidationError as err:
+        return _event_page(
+            request,
+            campaign,
+            history.Viewer(None),
+            event,
+            void_error=" ".join(err.messages),
+            reason=typed,
+            status=422,
+        )
+    try:
+        services.events_void(events=[event], actor=request.user, reason=reason)
+    except services.EventVoidRefused as refused:
+        error = refused.message(cards.lang())
+    except ValidationError as err:
+        error = " ".join(err.messages)
     else:
-        try:
-            services.events_void(events=[event], actor=request.user, reason=reason)
-        except services.EventVoidRefused as refused:
-            error = refused.message(cards.lang())
-        except ValidationError as err:
-            error = " ".join(err.messages)
+        error = ""
     if error:
         return _event_page(
-            request, campaign, history.Viewer(None), event, void_error=error, reason=reason,
-            status=409 if reason else 422,
+            request,
+            campaign,
+            history.Viewer(None),
+            event,
+            void_error=error,
+            reason=reason,
+            status=409,
         )
     messages.success(request, _("Voided: %(reason)s") % {"reason": reason})
     return redirect("event_detail", slug=campaign.slug, seq=event.seq)

@@ -196,11 +196,10 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
         event = selectors.event_by_seq(campaign=campaign, seq=seq)
     if event is None:
         return _party_refuse(request, campaign, _("No such event."), 404, slot="void-error")
-    reason = " ".join((request.POST.get("reason") or "").replace("\x00", "").split())[:500]
-    if not reason:
-        return _party_refuse(
-            request, campaign, _("Say why the event is voided."), 422, slot="void-error"
-        )
+    try:
+        reason = taps.void_reason(request.POST)
+    except ValidationError as err:
+        return _party_refuse(request, campaign, " ".join(err.messages), 422, slot="void-error")
     return _void(request, campaign, event, reason, slot="void-error", undo=False)
 
 

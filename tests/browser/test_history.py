@@ -127,3 +127,22 @@ def test_a_player_reads_their_history_on_a_phone_without_secrets(browser, table)
     expect(page.locator(".paper-card").first).to_be_visible()
     assert "ponzoña" not in page.content()
     screenshot(page, "cards-player-360")
+
+
+def test_one_long_word_typed_by_the_table_never_widens_a_page(browser, table):
+    long_word = "a" * 480
+    wound = services.event_record(
+        campaign=table["aiko"].campaign,
+        character=table["kenji"],
+        event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+    )
+    services.event_void(event=wound, actor=table["dj"], reason=long_word)
+    for viewport in (PHONE, WIDE):
+        page = page_for(browser, table, table["dj"], viewport)
+        for path in ("/c/kiso/", "/c/kiso/historia/", f"/c/kiso/evento/{wound.seq}/"):
+            page.goto(f"{table['base']}{path}")
+            expect(page.get_by_text(long_word[:40], exact=False).first).to_be_attached()
+            assert page.evaluate(
+                "document.documentElement.scrollWidth <= window.innerWidth"
+            ), (path, viewport)
+    screenshot(page, "event-long-word-1280")

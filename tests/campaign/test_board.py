@@ -374,6 +374,10 @@ def test_a_specific_e_esp_needs_the_campaign_option(dj_client, campaign, aiko):
         {"action": "time", "unit": "weeks", "amount": "1"},
         {"action": "time", "unit": "rounds", "amount": "1.5"},
         {"action": "time", "unit": "minutes", "amount": "nan"},
+        {"action": "time", "unit": "minutes", "amount": "1e3"},
+        {"action": "time", "unit": "minutes", "amount": "0x10"},
+        {"action": "time", "unit": "hours", "amount": "½"},
+        {"action": "sleep", "hours": "1e1"},
         {"action": "sleep", "hours": "todo el día"},
         {"action": "special", "name": ""},
         {"action": "suffer", "type": "afeccion", "grade": "leve", "new_source": "x" * 200},
@@ -731,6 +735,13 @@ def test_void_an_earlier_event_with_a_reason(dj_client, campaign, aiko):
     act(dj_client, campaign, aiko, action="suffer", type="fatiga", grade="leve")
 
     missing = dj_client.post(reverse("void", args=["kiso"]), {"seq": wound.seq}, headers=HX)
+    too_long = dj_client.post(
+        reverse("void", args=["kiso"]), {"seq": wound.seq, "reason": "x" * 501}, headers=HX
+    )
+    assert too_long.status_code == 422
+    assert "Di por qué en 500 caracteres como mucho (aquí hay 501)." in too_long.content.decode()
+    wound.refresh_from_db()
+    assert wound.void_at is None
     done = dj_client.post(
         reverse("void", args=["kiso"]), {"seq": wound.seq, "reason": "era para Kenji"}, headers=HX
     )

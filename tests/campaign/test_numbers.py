@@ -2,7 +2,7 @@
 
 import pytest
 
-from campaign.numbers import whole, wholes
+from campaign.numbers import decimal, whole, wholes
 
 
 @pytest.mark.parametrize(
@@ -31,3 +31,26 @@ def test_a_list_of_whole_numbers_is_all_or_nothing():
     assert wholes(["3", "x"]) is None
     assert wholes([]) == []
     assert whole("1234", digits=3) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("10", 10.0),
+        ("1,5", 1.5),
+        (" 0.25 ", 0.25),
+        ("", None),
+        (None, None),
+        ("1e3", None),
+        ("inf", None),
+        ("nan", None),
+        ("-2", None),
+        ("½", None),
+        ("0x10", None),
+        ("1.", None),
+        ("1,5,0", None),
+        ("１０", None),
+    ],
+)
+def test_a_decimal_is_written_as_people_do_and_nothing_else(value, expected):
+    assert decimal(value) == expected
