@@ -72,6 +72,8 @@ class TypeRow:
     ends: str = ""
     rules: tuple[str, ...] = ()
     obstaculo: int = 0
+    # Emoción persistente (abatimiento) marked under another active Emoción: its own text.
+    also: dict | None = None
 
 
 @dataclass
@@ -210,6 +212,10 @@ def build(
             row.rules = TYPE_RULES[type_]
             if type_ in ("heridas", "fatiga"):
                 row.obstaculo = OBSTACULO[active]
+        if type_ == "emocion" and "persistente" in marked and active != "persistente":
+            row.also = texts.card(
+                type_, "persistente", state["emotion"]["persistente"], lang=code
+            )
         rows.append(row)
 
     afflictions = set(state["afflictions"])

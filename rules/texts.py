@@ -356,7 +356,12 @@ def _special(es_label: str, es_effect: str, en_label: str, en_effect: str) -> di
 # Seed catalogue only: the E.Esp chapter is not in our source, so effects stay generic and
 # each campaign edits its own copy.
 SPECIALS: dict[str, dict[str, dict[str, str]]] = {
-    "incapacitado": _special("Incapacitado", "No puede actuar.", "Incapacitated", "Cannot act."),
+    "incapacitado": _special(
+        "Incapacitado",
+        "No puede actuar hasta que el DJ se lo quite.",
+        "Incapacitated",
+        "Cannot act until the DJ takes it off.",
+    ),
     "desprevenido": _special(
         "Desprevenido",
         "Cogido por sorpresa; reacciona tarde.",

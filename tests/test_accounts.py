@@ -5,6 +5,7 @@ from io import StringIO
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -168,17 +169,17 @@ def test_a_password_change_logs_out_the_other_devices(client, db):
         (
             {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": "otra"},
             "new_password2",
-            "Los dos campos de contraseña no coinciden.",
+            "Las dos contraseñas no coinciden.",
         ),
         (
             {"old_password": PASSWORD, "new_password1": "12345678", "new_password2": "12345678"},
             "new_password2",
-            "Esta contraseña es completamente numérica.",
+            "Esta contraseña es solo números.",
         ),
         (
             {"old_password": PASSWORD, "new_password1": "zx9", "new_password2": "zx9"},
             "new_password2",
-            "La contraseña es demasiado corta.",
+            "Esta contraseña es demasiado corta",
         ),
     ],
     ids=["wrong-current", "mismatch", "numeric", "short"],
@@ -349,3 +350,21 @@ def test_a_player_who_opened_the_apps_address_still_lands_on_the_sheet(client, t
     )
 
     assert response["Location"] == sheet
+
+
+def test_an_empty_sign_up_says_which_field_each_error_is_about(client, db):
+    response = client.post(reverse("signup"), {})
+
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert re.search(r'<li><a href="#id_username">Nombre de usuario: Este campo es obligatorio', html)
+    assert not get_user_model().objects.exists()
+
+
+def test_a_wrong_login_says_the_username_ignores_case(client, db):
+    UserFactory(username="hana")
+
+    html = client.post(reverse("login"), {"username": "hana", "password": "nope"}).content.decode()
+
+    assert "La contraseña distingue mayúsculas; el nombre, no." in html
+    assert "sensibles a mayúsculas" not in html

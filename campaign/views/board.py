@@ -62,7 +62,10 @@ def _state(character: Character) -> dict:
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     """The DJ's dashboard: every PJ's card, the clock, the time bar, recent events."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    return render(request, TEMPLATE, board_context(request, campaign))
+    context = board_context(request, campaign)
+    # A refused "Empezar sesión" (setup.session_start): what was typed, and why, by its field.
+    context["session_start"] = request.session.pop("session_start", None)
+    return render(request, TEMPLATE, context)
 
 
 @require_GET

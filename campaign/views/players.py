@@ -168,7 +168,10 @@ def join_code(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         code = (request.POST.get("code") or "").strip()[:40]
         usage = _wrong_codes(request)
-        if usage["count"] >= usage["limit"]:
+        if not services.code_normalize(code):
+            # Nothing typed: not a wrong code, and it does not count against the limit.
+            error, status = _("Type the code your DJ gave you, e.g. ABCD-EFGH."), 422
+        elif usage["count"] >= usage["limit"]:
             error, status = _("Too many wrong codes. Wait a few minutes and try again."), 429
         elif (invitation := services.invitation_find(code=code)) is not None:
             return redirect("join", token=invitation.token)

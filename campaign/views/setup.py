@@ -270,9 +270,11 @@ def session_start(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     form = SessionStartForm(request.POST)
     if not form.is_valid():
-        for errors in form.errors.values():
-            for error in errors:
-                messages.error(request, error)
+        # Shown by the title field when the board comes back, with what was typed.
+        request.session["session_start"] = {
+            "title": (request.POST.get("title") or "")[:1000],
+            "error": " ".join(form.errors.get("title", [])) or _("Check the session title."),
+        }
         return _back(request, campaign)
     try:
         session = services.session_start(campaign=campaign, title=form.cleaned_data["title"])

@@ -235,6 +235,18 @@ def test_the_code_leads_to_the_invitation(client, aiko, dj):
     assert response["Location"] == reverse("join", args=[invitation.token])
 
 
+def test_an_empty_code_asks_for_the_code_and_is_not_counted(client, aiko, dj):
+    invitation = services.invitation_create(character=aiko, by=dj)
+    for _ in range(12):
+        response = client.post(reverse("join_code"), {"code": " - "})
+        assert response.status_code == 422
+        assert "Escribe el código que te dio tu DJ" in response.content.decode()
+
+    response = client.post(reverse("join_code"), {"code": invitation.code})
+
+    assert response["Location"] == reverse("join", args=[invitation.token])
+
+
 def test_wrong_codes_are_limited_per_address(client, aiko, dj):
     invitation = services.invitation_create(character=aiko, by=dj)
     for _ in range(10):
