@@ -63,9 +63,7 @@ def test_a_user_without_campaigns_does_not_see_the_demo(client, demo):
 def test_a_wrong_password_shows_a_clear_message(client, demo):
     response = client.post(reverse("login"), {"username": "dj", "password": "nope"})
     assert response.status_code == 200
-    assert "Por favor, introduzca un nombre de usuario y clave correctos" in (
-        response.content.decode()
-    )
+    assert "Ese nombre de usuario y esa contraseña no coinciden." in response.content.decode()
 
 
 def test_the_language_switch_turns_the_ui_to_english_and_back(client, db):
