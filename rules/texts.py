@@ -445,6 +445,11 @@ SPECIALS: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
+def _capfirst(text: str) -> str:
+    """A name as the cards' chips show it: its first letter a capital."""
+    return text[:1].upper() + text[1:]
+
+
 def special_label(name: str, lang: str = "es") -> str:
     """Return an E.Esp's label, or the name unchanged when it is not in the seed catalogue."""
     # Diseases and poisons are named freely by the DJ ("veneno de fugu"): show them as typed.
@@ -680,7 +685,9 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
     return phrase[1 if en else 0].format(
         title=_title(type_, grade, effect.get("variant") if change != "variant" else None, code),
         variant=_label(VARIANT_LABELS, effect.get("variant"), code),
-        special=special_label(special, code) if isinstance(special, str) else str(special),
+        special=_capfirst(special_label(special, code))
+        if isinstance(special, str)
+        else str(special),
         check=_check_label(effect.get("check"), code),
     )
 

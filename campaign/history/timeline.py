@@ -116,9 +116,9 @@ class Lane:
 
 
 def when(seconds: int) -> str:
-    """ "Día 1 08:03" (seconds only when there are some)."""
+    """ "Día 1 08:03": to the minute, as the board's clock reads."""
     p = clock_parts(seconds)
-    time = f"{p['hh']:02d}:{p['mm']:02d}" + (f":{p['ss']:02d}" if p["ss"] else "")
+    time = f"{p['hh']:02d}:{p['mm']:02d}"
     return _("Day %(day)s %(time)s") % {"day": p["day"], "time": time}
 
 

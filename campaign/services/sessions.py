@@ -1,5 +1,6 @@
 """Game sessions: start and end (ending keeps every PJ's sheet)."""
 
+import re
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -30,14 +31,23 @@ def session_start(
                 code="session_open",
             )
         last = campaign.sessions.order_by("-number").values_list("number", flat=True)
+        number = (last.first() or 0) + 1
         session = GameSession.objects.create(
             campaign=campaign,
-            number=(last.first() or 0) + 1,
-            title=title,
+            number=number,
+            title=_own_title(title, number),
             started_at=started_at or timezone.now(),
         )
         change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
         return session
+
+
+def _own_title(title: str, number: int) -> str:
+    """The title without a leading "Sesión 3:" of its own: the pages name the session
+    already ("Sesión 3 · El paso", not "Sesión 3 · Sesión 3: El paso")."""
+    pattern = rf"(?:sesi[oó]n|session)\s*(?:n\.?[ºo°]?\s*)?{number}\b\s*[:·.,\-–—]?\s*"
+    rest = re.sub(rf"^{pattern}", "", title.strip(), flags=re.IGNORECASE)
+    return rest
 
 
 def session_end(

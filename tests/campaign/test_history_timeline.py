@@ -184,7 +184,7 @@ def test_markers_for_an_e_esp_a_check_and_a_void_with_their_hover_text(table):
     assert not markers(root, kenji, "especial")
 
     # The DJ sees the secret names and the secret event.
-    assert "marcado" in text_of(root) and "ponzoña azul" in text_of(root)
+    assert "marcado" in text_of(root) and "ponzoña azul" in text_of(root).lower()
     hidden = table["events"]["hidden"]
     (derribado,) = [m for m in markers(root, aiko) if m.get("data-seq") == str(hidden.seq)]
     assert "Derribado" in title(derribado)

@@ -60,3 +60,17 @@ def test_it_refuses_to_end_a_session_twice_or_before_it_started(campaign):
     services.session_end(session=session, ended_at=timezone.now())
     with pytest.raises(ValidationError):
         services.session_end(session=session)
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("Sesión 1: Emboscada en el paso", "Emboscada en el paso"),
+        ("sesion 1 - El paso", "El paso"),
+        ("Session 1", ""),
+        ("El paso", "El paso"),
+        ("Sesión 12: otra", "Sesión 12: otra"),  # another number: the DJ's own words
+    ],
+)
+def test_a_title_does_not_repeat_the_sessions_own_name(campaign, typed, kept):
+    assert services.session_start(campaign=campaign, title=typed).title == kept

@@ -181,7 +181,7 @@ DESCRIBED = [
     ),
     ({"change": "special_on", "name": "incapacitado"}, "Incapacitado", "Incapacitated"),
     ({"change": "special_off", "name": "derribado"}, "Derribado", "Knocked down"),
-    ({"change": "special_on", "name": "veneno de fugu"}, "veneno de fugu", "veneno de fugu"),
+    ({"change": "special_on", "name": "veneno de fugu"}, "Veneno de fugu", "Veneno de fugu"),
     ({"change": "affliction", "source": "infeccion"}, "Infección", "Infection"),
     (
         {"change": "check_raised", "check": "heridas_grave_infeccion"},
