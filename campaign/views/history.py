@@ -302,8 +302,13 @@ def _spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _md(text: str) -> str:
+    """Typed text in a Markdown file, shown as text as on the pages: no "<" opens a tag."""
+    return text.replace("<", "&lt;")
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _md(text).replace("|", "\\|").replace("\n", " ")
 
 
 @require_GET
@@ -364,9 +369,9 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
     title = _("Session %(number)s") % {"number": session.number}
     if session.title:
         title += f": {session.title}"
-    lines = [f"# {campaign.name} · {title}", ""]
+    lines = [f"# {_md(campaign.name)} · {_md(title)}", ""]
     if session.recap:
-        lines += [session.recap, ""]
+        lines += [_md(session.recap), ""]
     lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         cells = values(row)

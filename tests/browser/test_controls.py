@@ -431,3 +431,29 @@ def test_next_round_says_the_turn_end_it_recorded(browser, app_url, table):
     expect(toast).to_contain_text("Kenji: Fin de turno")
     expect(toast.get_by_text("Kenji: Fin de turno")).to_be_visible()
     expect(toast).to_contain_text("Todos: +1 ronda")
+
+
+def test_refusals_and_undo_break_no_content_security_rule(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    problems = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    aiko = card(page, "Aiko")
+
+    aiko.get_by_role("button", name="Heridas leve").click()
+    expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
+    page.locator("details.menu summary").click()
+    page.locator("#other-time").get_by_label("Cantidad").fill("1e3")
+    page.locator("#other-time").get_by_role("button", name="Dejar pasar el tiempo").click()
+    expect(page.locator("#other-time-error")).to_contain_text("número")
+    page.keyboard.press("Escape")
+    page.locator("details.void summary").click()
+    page.get_by_label("¿Por qué?").fill("x")
+    page.get_by_role("button", name="Anular", exact=True).click()
+    expect(page.locator("#toasts")).to_contain_text("Anulado")
+    aiko.get_by_role("button", name="Fatiga leve").click()
+    expect(page.locator("#toasts")).to_contain_text("Fatiga Leve")
+    page.get_by_role("button", name="Deshacer").click()
+    expect(page.locator("#toasts")).to_contain_text("Deshecho")
+    page.wait_for_timeout(300)
+
+    assert not [p for p in problems if "Content Security Policy" in p], problems

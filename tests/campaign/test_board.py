@@ -516,11 +516,17 @@ def test_a_secret_chip_can_be_shown_again(dj_client, campaign, aiko):
     act(dj_client, campaign, aiko, action="special", name="fobia", on="1", secret="1")
     aiko.refresh_from_db()
     assert aiko.secret_names == ["fobia"]
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    # "secreto" is only ever the mark; the buttons say what they do.
+    assert re.search(r'class="chip-secret">secreto<', board)
+    assert re.search(r'aria-label="Mostrar Fobia al jugador">mostrar<', board)
 
     dj_client.post(reverse("secret", args=["kiso", aiko.pk]), {"name": "fobia", "hide": "0"})
 
     aiko.refresh_from_db()
     assert aiko.secret_names == []
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert re.search(r'aria-label="Mantener Fobia en secreto">ocultar<', board)
     refused = dj_client.post(
         reverse("secret", args=["kiso", aiko.pk]), {"name": "nada", "hide": "1"}, headers=HX
     )

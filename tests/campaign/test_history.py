@@ -398,6 +398,7 @@ def test_the_session_log_as_markdown(client, dj, table):
     assert "| # | Registrado | Tiempo de juego |" in text or "| # | Registrado |" in text
     assert "~~Heridas Leve~~" in text and "era Aiko" in text
     assert "La cueva" not in text  # session 2 is another file
+    assert "<script>" not in text and "&lt;script>x&lt;/script>" in text  # text, as on the pages
 
 
 def test_the_session_log_as_csv_for_a_player_has_no_secrets(client, player, table):
