@@ -114,7 +114,7 @@ def test_a_dj_copies_a_password_link_for_a_player(browser, app_url):
     page = context.new_page()
     page.goto(f"{app_url}/c/kiso/jugadores/")
 
-    page.get_by_role("button", name="Enlace para una contraseña nueva").click()
+    page.get_by_role("button", name="Enlace de contraseña").click()
     link = page.get_by_label("Enlace de contraseña")
     expect(link).to_have_value(re.compile(r"/accounts/nueva-clave/"))
     page.get_by_role("button", name="Copiar").click()

@@ -168,6 +168,13 @@ def test_an_invitation_link_leads_a_new_player_to_the_sheet(browser, app_url):
     assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", code)
     expect(players.get_by_role("img", name="Código QR de la invitación para Aiko")).to_be_visible()
     screenshot(players, "players-1280")
+    small = board.new_page()
+    small.set_viewport_size(PHONE)
+    small.goto(f"{app_url}/c/kiso/jugadores/")
+    code_box = small.locator(".invitation-code").bounding_box()
+    copy_box = small.get_by_role("button", name="Copiar (Código)").bounding_box()
+    assert abs(code_box["y"] - copy_box["y"]) < copy_box["height"]  # side by side
+    screenshot(small, "players-360")
 
     phone = browser.new_context(viewport=PHONE, locale="es-ES")
     page = phone.new_page()
@@ -183,7 +190,7 @@ def test_an_invitation_link_leads_a_new_player_to_the_sheet(browser, app_url):
     aiko = campaign.characters.get(name="Aiko")
     assert page.url.endswith(f"/c/kiso/pj/{aiko.pk}/hoja/")
     # The welcome says its piece, and goes with the first news of the table.
-    welcome = page.get_by_text("¡Bienvenido a Kiso!")
+    welcome = page.get_by_text("¡Te damos la bienvenida a Kiso!")
     expect(welcome).to_be_visible()
     expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
     services.event_record(
