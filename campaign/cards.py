@@ -213,9 +213,7 @@ def build(
             if type_ in ("heridas", "fatiga"):
                 row.obstaculo = OBSTACULO[active]
         if type_ == "emocion" and "persistente" in marked and active != "persistente":
-            row.also = texts.card(
-                type_, "persistente", state["emotion"]["persistente"], lang=code
-            )
+            row.also = texts.card(type_, "persistente", state["emotion"]["persistente"], lang=code)
         rows.append(row)
 
     afflictions = set(state["afflictions"])

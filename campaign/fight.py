@@ -161,6 +161,21 @@ def order_text(fight: Fight, names: dict[int, str]) -> str:
     )
 
 
+def with_pj(event: dict, mapping: dict[int, int]) -> dict:
+    """`event` with the PJ of its order renamed by `mapping` (a backup's refs and a
+    campaign's pks, either way); a PJ not in `mapping` keeps its number, which check()
+    then refuses."""
+    if not is_fight(event) or not isinstance(event.get("order"), list):
+        return event
+    order = [
+        {**item, "pj": mapping.get(item["pj"], item["pj"])}
+        if isinstance(item, dict) and "pj" in item
+        else item
+        for item in event["order"]
+    ]
+    return {**event, "order": order}
+
+
 def check(event: dict, *, in_play: set[int]) -> None:
     """Refuse (ValidationError) a fight event that is not well formed, or names a PJ that
     is not in play. Whether it fits the fight going on is services.fight's to say."""
@@ -217,8 +232,7 @@ def _slot(item: object, in_play: set[int]) -> Slot:
         raise ValidationError(_("That is not a fight action."), code="invalid")
     if not isinstance(name, str) or not name.strip() or len(name) > NAME_MAX:
         raise ValidationError(
-            _("Each one in the order needs a name of at most %(n)s characters.")
-            % {"n": NAME_MAX},
+            _("Each one in the order needs a name of at most %(n)s characters.") % {"n": NAME_MAX},
             code="name",
         )
     return Slot(npc=item["npc"], name=name, init=init)

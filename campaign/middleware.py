@@ -3,8 +3,8 @@ taps refused; the app's own page for an address opened the wrong way."""
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.template.loader import render_to_string
 from django.middleware.locale import LocaleMiddleware
+from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 

@@ -182,7 +182,9 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
 def fight_now(*, campaign: Campaign):
     """The fight going on (campaign.fight.Fight), or None: the latest fight start not void,
     folded with the campaign-wide events since."""
-    wide = StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
+    wide = StateEvent.objects.filter(
+        campaign=campaign, character__isnull=True, void_at__isnull=True
+    )
     start = (
         wide.filter(event__kind=fight.KIND, event__do="start")
         .order_by("-seq")

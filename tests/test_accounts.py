@@ -357,7 +357,9 @@ def test_an_empty_sign_up_says_which_field_each_error_is_about(client, db):
 
     html = response.content.decode()
     assert response.status_code == 422
-    assert re.search(r'<li><a href="#id_username">Nombre de usuario: Este campo es obligatorio', html)
+    assert re.search(
+        r'<li><a href="#id_username">Nombre de usuario: Este campo es obligatorio', html
+    )
     assert not get_user_model().objects.exists()
 
 

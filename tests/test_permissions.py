@@ -584,7 +584,9 @@ class TestOnOneWorld:
     def test_a_players_live_view_carries_no_other_pj_and_no_secret(self, world):
         with_secrets(world)
         board = world.client("dj").get(world.url("board")).content.decode()
-        assert "ponzoña azul" in board.lower() and "Hayato" in board  # the DJ sees what is kept back
+        assert (
+            "ponzoña azul" in board.lower() and "Hayato" in board
+        )  # the DJ sees what is kept back
         client = world.client("player")
 
         changes = client.get(world.url("live_changes"))

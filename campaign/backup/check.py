@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 import rules
 from rules.vocab import TIME_UNITS
 
-from .. import cards
+from .. import cards, fight
 from ..models import (
     Campaign,
     CatalogueEntry,
@@ -495,7 +495,19 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
         kind = event.get("kind")
         if kind is None:
             raise BackupError(_("%(place)s is missing.") % _p(f"{place}.event.kind"))
-        if not isinstance(kind, str) or kind not in kinds:
+        if kind == fight.KIND:
+            # The turn order: campaign-wide, reaching no PJ, naming PJ by their refs.
+            try:
+                if ref is not None or party:
+                    raise ValidationError("")
+                fight.check(event, in_play=refs)
+            except ValidationError:
+                raise BackupError(
+                    _("%(place)s is not a fight's turn order this app reads.")
+                    % _p(f"{place}.event")
+                ) from None
+            party = ()
+        elif not isinstance(kind, str) or kind not in kinds:
             raise BackupError(
                 _("%(place)s: unknown event kind “%(kind)s”.")
                 % {"place": f"{place}.event.kind", "kind": kind}
@@ -571,6 +583,8 @@ class Fold:
         for position, event in enumerate(self.backup.events):
             if event.ref is not None:
                 targets = [event.ref]
+            elif fight.is_fight(event.event):
+                targets = []  # the turn order reaches no PJ (campaign.fight)
             elif event.party is not None:
                 targets = [c.ref for c in characters if c.ref in event.party]
             else:

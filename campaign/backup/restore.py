@@ -12,6 +12,7 @@ from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from .. import fight
 from ..models import (
     Campaign,
     CatalogueEntry,
@@ -266,7 +267,7 @@ def _write_log(
                 seq=event.seq,
                 created_at=event.created_at,
                 actor_id=user_pks.get(event.actor),
-                event=event.event,
+                event=fight.with_pj(event.event, pks),
                 effects={str(pks[ref]): fx for ref, fx in effects.items()},
                 void_at=event.void_at,
                 void_by_id=user_pks.get(event.void_by) if event.void_at else None,

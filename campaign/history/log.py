@@ -257,9 +257,12 @@ def rows(
                     event.event,
                 )
             if shown_fight is not None:
-                lines.append((_("Fight"), _("Order: %(order)s") % {
-                    "order": fight.order_text(shown_fight, names)
-                }))
+                lines.append(
+                    (
+                        _("Fight"),
+                        _("Order: %(order)s") % {"order": fight.order_text(shown_fight, names)},
+                    )
+                )
         out.append(
             Row(
                 seq=event.seq,

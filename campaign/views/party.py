@@ -18,8 +18,8 @@ from django_htmx.http import reswap, retarget
 from rules import RuleError
 
 from .. import cards, selectors, services, taps
-from ..cards import party_who
 from ..access import campaign_for_dj
+from ..cards import party_who
 from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
 from ..numbers import whole, wholes

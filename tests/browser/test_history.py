@@ -142,7 +142,8 @@ def test_one_long_word_typed_by_the_table_never_widens_a_page(browser, table):
         for path in ("/c/kiso/", "/c/kiso/historia/", f"/c/kiso/evento/{wound.seq}/"):
             page.goto(f"{table['base']}{path}")
             expect(page.get_by_text(long_word[:40], exact=False).first).to_be_attached()
-            assert page.evaluate(
-                "document.documentElement.scrollWidth <= window.innerWidth"
-            ), (path, viewport)
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (
+                path,
+                viewport,
+            )
     screenshot(page, "event-long-word-1280")

@@ -274,9 +274,7 @@ def test_a_roll_without_network_says_it_was_not_recorded(browser, app_url, table
     assert StateEvent.objects.filter(event__kind="save").count() == 1
 
 
-def test_an_archived_pj_says_so_on_the_phone_and_comes_back_when_restored(
-    browser, app_url, table
-):
+def test_an_archived_pj_says_so_on_the_phone_and_comes_back_when_restored(browser, app_url, table):
     page = open_sheet(browser, app_url, table["mei"], table["aiko"])
     expect(page.get_by_role("article", name="Aiko")).to_be_visible()
 

@@ -17,7 +17,8 @@ from django.test import AsyncClient
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from campaign import backup, services
+from campaign import backup, fight, services
+from campaign.fight import Slot
 from campaign.backup import BackupError, campaign_import, export_chunks
 from campaign.history.replay import campaign_replay_check
 from campaign.models import (
@@ -128,6 +129,13 @@ def rich(db):
     record(campaign, None, {"kind": "time", "hours": 1})
     services.character_restore(character=kenji)
     services.party_event(campaign=campaign, event={"kind": "descanso"}, watch=frozenset({mei.pk}))
+    # A fight: its order names PJ by pk in the log, by ref in the file.
+    order = [Slot(pj=kenji.pk, init=14), Slot(npc=1, name="Oni", init=9), Slot(pj=aiko.pk)]
+    services.fight_start(campaign=campaign, order=order, actor=dj)
+    for _ in range(4):  # round 2, the Oni's turn
+        services.fight_pass(campaign=campaign, actor=dj)
+    services.fight_order(campaign=campaign, order=[order[1], order[2]], actor=dj)
+    services.fight_end(campaign=campaign, actor=dj)
     services.character_archive(character=taro)
     services.character_secrets_set(character=aiko, add=["marcado"])
     return Campaign.objects.get(pk=campaign.pk)
@@ -167,6 +175,7 @@ def current_states(campaign) -> dict:
 
 def log(campaign) -> list[tuple]:
     names = {str(c.pk): c.name for c in campaign.characters.all()}
+    by_pk = {c.pk: c.name for c in campaign.characters.all()}
     rows = []
     for e in StateEvent.objects.filter(campaign=campaign).order_by("seq"):
         rows.append(
@@ -176,7 +185,7 @@ def log(campaign) -> list[tuple]:
                 e.session.number if e.session else None,
                 e.created_at,
                 e.actor.username if e.actor else None,
-                dumped(e.event),
+                dumped(fight.with_pj(e.event, by_pk)),
                 dumped({names[pk]: fx for pk, fx in e.effects.items()}),
                 e.void_at,
                 e.void_by.username if e.void_by else None,
@@ -276,7 +285,7 @@ def test_the_log_of_the_rich_campaign_has_what_the_round_trip_must_cover(rich):
     events = StateEvent.objects.filter(campaign=rich)
     kinds = set(events.values_list("event__kind", flat=True))
     assert kinds >= {"start", "attributes", "suffer", "heal", "save", "time", "turn_end"}
-    assert kinds >= {"sleep", "wake", "descanso", "progress", "special"}
+    assert kinds >= {"sleep", "wake", "descanso", "progress", "special", "fight"}
     assert events.filter(void_at__isnull=False).count() == 4
     assert events.filter(character__isnull=True, void_at__isnull=False).exists()
     assert events.filter(secret=True).exists()
@@ -1061,3 +1070,27 @@ def test_a_pj_made_between_the_cut_and_the_pj_list_is_left_out(small):
 
     assert [c["name"] for c in exported["characters"]] == ["Aiko", "Kenji"]
     assert exported["events"][-1]["seq"] == cut
+
+
+def test_a_fights_order_names_its_pj_by_their_refs_in_the_file(rich):
+    document = json.loads(export_text(rich))
+    refs = {c["name"]: c["ref"] for c in document["characters"]}
+    start = next(e for e in document["events"] if e["event"].get("do") == "start")
+
+    assert [s.get("pj") for s in start["event"]["order"]] == [refs["Kenji"], None, refs["Aiko"]]
+    assert start["character"] is None and start["party"] == []
+
+
+def test_a_fight_naming_a_pj_the_file_lacks_is_refused(small):
+    document, dj = small
+    document["events"].append(
+        {
+            **document["events"][-1],
+            "seq": 999,
+            "character": None,
+            "party": [],
+            "event": {"kind": "fight", "do": "start", "order": [{"pj": 77, "init": None}]},
+        }
+    )
+
+    assert "no es un orden de turnos de combate" in refused(document, dj)

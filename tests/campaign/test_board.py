@@ -1090,11 +1090,22 @@ def test_undo_of_a_next_round_takes_back_the_turn_ends_it_recorded(dj_client, ca
 
 def test_an_abatimiento_under_an_active_emocion_grave_has_its_own_text(dj_client, campaign, aiko):
     for _ in range(2):
-        act(dj_client, campaign, aiko, action="suffer", type="emocion", grade="grave",
-            variant="terror")
+        act(
+            dj_client,
+            campaign,
+            aiko,
+            action="suffer",
+            type="emocion",
+            grade="grave",
+            variant="terror",
+        )
 
     html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
 
     assert "Emoción Grave: terror" in html
-    assert re.search(r'class="ealt ealt-also">\s*<p class="ealt-title"><strong>Emoción Persistente'
-                     r'[^<]*abatimiento', html, re.I), html
+    assert re.search(
+        r'class="ealt ealt-also">\s*<p class="ealt-title"><strong>Emoción Persistente'
+        r"[^<]*abatimiento",
+        html,
+        re.I,
+    ), html

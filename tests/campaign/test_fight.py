@@ -20,8 +20,13 @@ def ren(campaign):
 @pytest.fixture
 def fight(campaign, aiko, kenji, ren, dj):
     """Aiko, an Oni, Kenji, a bandit, Ren."""
-    order = [Slot(pj=aiko.pk, init=15), Slot(npc=1, name="Oni", init=12), Slot(pj=kenji.pk),
-             Slot(npc=2, name="Bandido"), Slot(pj=ren.pk)]
+    order = [
+        Slot(pj=aiko.pk, init=15),
+        Slot(npc=1, name="Oni", init=12),
+        Slot(pj=kenji.pk),
+        Slot(npc=2, name="Bandido"),
+        Slot(pj=ren.pk),
+    ]
     services.fight_start(campaign=campaign, order=order, actor=dj)
     return order
 
@@ -73,8 +78,13 @@ def test_a_shock_leve_ends_at_its_pjs_turn_without_a_tap_on_its_card(campaign, f
     records = services.fight_pass(campaign=campaign)  # Kenji's turn: the one it lost
 
     assert state(kenji)["marks"]["shock"] == []
-    assert records[-1].event == {"kind": "fight", "do": "pass", "slot": 2, "lost": True,
-                                 "seed": records[-1].event["seed"]}
+    assert records[-1].event == {
+        "kind": "fight",
+        "do": "pass",
+        "slot": 2,
+        "lost": True,
+        "seed": records[-1].event["seed"],
+    }
 
 
 def test_a_pj_in_shock_grave_loses_its_turn_and_its_ts_vol_comes(campaign, fight, aiko):
@@ -129,8 +139,11 @@ def test_the_end_leaves_the_order_in_the_history(campaign, fight, dj, aiko):
     services.fight_end(campaign=campaign, expected=now(campaign).token)
 
     assert now(campaign) is None
-    events = list(StateEvent.objects.order_by("seq").select_related("actor", "void_by",
-                                                                     "character", "session"))
+    events = list(
+        StateEvent.objects.order_by("seq").select_related(
+            "actor", "void_by", "character", "session"
+        )
+    )
     names = selectors.character_names(campaign=campaign)
     rows = history.rows(campaign=campaign, events=events, viewer=history.Viewer(None), names=names)
     end = rows[-1]
@@ -153,8 +166,9 @@ def test_undo_of_a_turn_pass_gives_the_turn_back(campaign, fight, aiko, ren):
     on = now(campaign)
     assert (on.round, on.current_slot.pj) == (1, ren.pk)
     assert state(ren)["clock"] == 0
-    assert not StateEvent.objects.filter(event__kind="turn_end", character=ren,
-                                         void_at__isnull=True).exists()
+    assert not StateEvent.objects.filter(
+        event__kind="turn_end", character=ren, void_at__isnull=True
+    ).exists()
 
 
 def test_one_fight_at_a_time(campaign, fight, aiko):
@@ -170,7 +184,11 @@ def test_one_fight_at_a_time(campaign, fight, aiko):
         {"kind": "fight", "do": "start", "order": [{"pj": 999}]},
         {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": " "}]},
         {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "x" * 41}]},
-        {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "a"}, {"npc": 1, "name": "b"}]},
+        {
+            "kind": "fight",
+            "do": "start",
+            "order": [{"npc": 1, "name": "a"}, {"npc": 1, "name": "b"}],
+        },
         {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "a", "init": "9"}]},
         {"kind": "fight", "do": "start", "order": [{"npc": 1, "name": "a", "init": True}]},
         {"kind": "fight", "do": "order", "order": [{"npc": 1, "name": "a"}], "current": 1},
@@ -186,4 +204,6 @@ def test_a_fight_event_that_is_not_well_formed_is_refused(event):
 
 def test_a_fight_event_for_one_pj_is_refused_by_the_rules(campaign, aiko):
     with pytest.raises(RuleError):
-        services.event_record(campaign=campaign, character=aiko, event={"kind": "fight", "do": "end"})
+        services.event_record(
+            campaign=campaign, character=aiko, event={"kind": "fight", "do": "end"}
+        )

@@ -258,7 +258,10 @@ def test_a_void_that_would_break_a_later_event_is_refused_on_its_page(client, dj
 
     assert refused.status_code == 409
     html = refused.content.decode()
-    assert re.search(r'id="void-error" role="alert">No se puede anular el #\d+: el #\d+ de Aiko \(Curación\)', html)
+    assert re.search(
+        r'id="void-error" role="alert">No se puede anular el #\d+: el #\d+ de Aiko \(Curación\)',
+        html,
+    )
     assert 'value="no"' in html  # what was typed stays
     wound.refresh_from_db()
     assert wound.void_at is None
@@ -408,7 +411,9 @@ def test_the_session_log_as_csv_for_a_player_has_no_secrets(client, player, tabl
 
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0][0] == "#" and len(rows) > 2
-    assert all("Kenji" not in cell and "ponzoña" not in cell.lower() for row in rows for cell in row)
+    assert all(
+        "Kenji" not in cell and "ponzoña" not in cell.lower() for row in rows for cell in row
+    )
     assert get(client, "session_log", 1, "pdf").status_code == 404
 
 

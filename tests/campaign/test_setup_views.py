@@ -265,7 +265,11 @@ def test_a_second_campaign_with_the_same_name_gets_its_own_address(client, campa
     [
         ({"name": "", "round_seconds": "6"}, "name", "Escribe el nombre de la campaña."),
         ({"name": "   ", "round_seconds": "6"}, "name", "Escribe el nombre de la campaña."),
-        ({"name": "x" * 101, "round_seconds": "6"}, "name", "Como mucho 100 caracteres (aquí hay 101)."),
+        (
+            {"name": "x" * 101, "round_seconds": "6"},
+            "name",
+            "Como mucho 100 caracteres (aquí hay 101).",
+        ),
         ({"name": "Kiso", "round_seconds": "0"}, "round_seconds", "de 1 a 600"),
         ({"name": "Kiso", "round_seconds": "601"}, "round_seconds", "de 1 a 600"),
         ({"name": "Kiso", "round_seconds": "seis"}, "round_seconds", "de 1 a 600"),
