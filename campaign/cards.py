@@ -25,7 +25,7 @@ from rules.vocab import (
     TYPES,
 )
 
-from . import selectors
+from . import fight, selectors
 from .models import Campaign, Character
 
 DAY = 86400
@@ -410,11 +410,69 @@ def signed(value: int) -> str:
     return f"+{value}" if value > 0 else f"−{-value}"
 
 
+def fight_view(now, names: dict[int, str], in_play: dict[int, Character]) -> dict | None:
+    """The fight going on (campaign.fight.Fight) as the pages show it: its round, its order
+    with whose turn it is and who is next, and whether the PJ whose turn it is loses it."""
+    if now is None:
+        return None
+    slots = []
+    for i, slot in enumerate(now.order):
+        pj = in_play.get(slot.pj) if slot.pj is not None else None
+        slots.append(
+            {
+                "name": fight.slot_name(slot, names),
+                "pj": slot.pj,
+                "init": slot.init,
+                "current": i == now.current,
+                "next": slot is now.next_slot and i != now.current,
+                "away": slot.pj is not None and pj is None,  # archived meanwhile
+                "cannot_act": pj is not None and not pj.snapshot.state["can_act"],
+            }
+        )
+    current = slots[now.current] if 0 <= now.current < len(slots) else None
+    following = next((s for s in slots if s["next"]), current)
+    return {
+        "round": now.round,
+        "token": now.token,
+        "slots": slots,
+        "current": current,
+        "next": following,
+        "last_turn": now.last_turn,
+        "lost": bool(current and current["cannot_act"]),
+    }
+
+
+def turn_for(campaign: Campaign, pk: int) -> dict | None:
+    """Where PJ `pk` stands in the fight going on, for its player's sheet: whose turn it is,
+    whether it is this PJ's, or next, or after whom it comes; None with no fight on."""
+    now = selectors.fight_now(campaign=campaign)
+    if now is None or now.current_slot is None:
+        return None
+    names = selectors.character_names(campaign=campaign)
+    mine = now.slot_of(pk)
+    before = None
+    if mine is not None and mine != now.current:
+        before = fight.slot_name(now.order[mine - 1], names) if mine > 0 else None
+    return {
+        "round": now.round,
+        "now": fight.slot_name(now.current_slot, names),
+        "mine": mine == now.current,
+        "in_order": mine is not None,
+        "next": mine is not None and now.next_slot is now.order[mine] and mine != now.current,
+        "first": mine == 0 and now.current != 0,
+        "after": before,
+    }
+
+
 def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
-    """The clock, the undo button and recent events: what every action refreshes."""
+    """The clock, the fight's order, the undo button and recent events: what every action
+    refreshes."""
     clock = party_clock(characters)
     recent = selectors.recent_events(campaign=campaign)
     names = selectors.character_names(campaign=campaign)
+    fighting = fight_view(
+        selectors.fight_now(campaign=campaign), names, {c.pk: c for c in characters}
+    )
     in_play = {c.pk for c in characters}
     for event in recent:
         event.who = party_who(event, names, in_play)
@@ -422,7 +480,8 @@ def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
         "campaign": campaign,
         "characters": characters,
         "clock": clock_parts(clock),
-        "round": selectors.current_round(campaign=campaign) + 1,
+        "round": fighting["round"] if fighting else selectors.current_round(campaign=campaign) + 1,
+        "fight": fighting,
         "recent": recent,
         "latest": next((e for e in recent if not e.is_void), None),
         "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),

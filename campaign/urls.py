@@ -4,6 +4,7 @@ from .live import views as live
 from .views import (
     backup,
     board,
+    fight,
     history,
     home,
     party,
@@ -32,6 +33,9 @@ urlpatterns = [
     path("c/<slug:slug>/descanso/", party.party_descanso, name="party_descanso"),
     path("c/<slug:slug>/deshacer/", party.undo, name="undo"),
     path("c/<slug:slug>/anular/", party.void, name="void"),
+    path("c/<slug:slug>/combate/", fight.fight_setup, name="fight_setup"),
+    path("c/<slug:slug>/combate/turno/", fight.fight_pass, name="fight_pass"),
+    path("c/<slug:slug>/combate/fin/", fight.fight_end, name="fight_end"),
     path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),

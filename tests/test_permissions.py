@@ -85,6 +85,9 @@ ACCESS = {
     "undo": Access.DJ,
     "void": Access.DJ,
     "event_void": Access.DJ,
+    "fight_setup": Access.DJ,
+    "fight_pass": Access.DJ,
+    "fight_end": Access.DJ,
     "calculator": Access.DJ,
     # Setting a campaign up
     "campaign_settings": Access.DJ,

@@ -59,10 +59,10 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
             card = cards.build(
                 in_play[pk], in_play[pk].snapshot.state, catalogue=catalogue(), for_player=True
             )
-            return render_to_string(
-                f"campaign/sheet/{partial}.html",
-                {"campaign": campaign, "card": card, "common": True},
-            )
+            context = {"campaign": campaign, "card": card, "common": True}
+            if partial == "_card":
+                context["turn"] = cards.turn_for(campaign, pk)
+            return render_to_string(f"campaign/sheet/{partial}.html", context)
 
         found: dict[tuple, object] = {}
         for key in keys:

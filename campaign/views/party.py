@@ -50,7 +50,7 @@ def _render_board_part(
     return HttpResponse(html, status=status)
 
 
-def _party_refuse(
+def party_refuse(
     request: HttpRequest, campaign: Campaign, message: str, status: int, *, slot: str = "time-error"
 ):
     """A refusal in the error line next to the control that was used (`slot`): the clock
@@ -61,7 +61,7 @@ def _party_refuse(
     return reswap(retarget(HttpResponse(escape(message), status=status), f"#{slot}"), "innerHTML")
 
 
-def _party_done(
+def party_done(
     request: HttpRequest,
     campaign: Campaign,
     toasts: list[dict],
@@ -117,10 +117,10 @@ def party_time(request: HttpRequest, slug: str) -> HttpResponse:
         event = taps.time_event(request.POST)
         records = _party_record(request, campaign, event)
     except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
+        return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422, slot=slot)
-    return _party_done(request, campaign, [event_summary(record) for record in records])
+        return party_refuse(request, campaign, _party_error(err), 422, slot=slot)
+    return party_done(request, campaign, [event_summary(record) for record in records])
 
 
 def _party_error(err: RuleError) -> str:
@@ -141,8 +141,8 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
             campaign=campaign, actor=request.user, idempotency_key=idempotency_key(request)
         )
     except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422)
-    return _party_done(request, campaign, [event_summary(record) for record in records])
+        return party_refuse(request, campaign, _party_error(err), 422)
+    return party_done(request, campaign, [event_summary(record) for record in records])
 
 
 @require_POST
@@ -159,10 +159,10 @@ def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         records = _party_record(request, campaign, {"kind": "descanso"})
     except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
+        return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
-        return _party_refuse(request, campaign, _party_error(err), 422, slot=slot)
-    return _party_done(request, campaign, [event_summary(record) for record in records])
+        return party_refuse(request, campaign, _party_error(err), 422, slot=slot)
+    return party_done(request, campaign, [event_summary(record) for record in records])
 
 
 @require_POST
@@ -173,9 +173,9 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
     latest = selectors.latest_event(campaign=campaign)
     expected = request.POST.get("seq", "")
     if latest is None:
-        return _party_refuse(request, campaign, _("There is nothing to undo."), 409)
+        return party_refuse(request, campaign, _("There is nothing to undo."), 409)
     if expected and expected != str(latest.seq):
-        return _party_refuse(
+        return party_refuse(
             request,
             campaign,
             _("The latest event changed meanwhile (now #%(seq)s): look again before undoing.")
@@ -195,11 +195,11 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
     if seq is not None:
         event = selectors.event_by_seq(campaign=campaign, seq=seq)
     if event is None:
-        return _party_refuse(request, campaign, _("No such event."), 404, slot="void-error")
+        return party_refuse(request, campaign, _("No such event."), 404, slot="void-error")
     try:
         reason = taps.void_reason(request.POST)
     except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 422, slot="void-error")
+        return party_refuse(request, campaign, " ".join(err.messages), 422, slot="void-error")
     return _void(request, campaign, event, reason, slot="void-error", undo=False)
 
 
@@ -218,9 +218,9 @@ def _void(
     try:
         services.events_void(events=together, actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
-        return _party_refuse(request, campaign, refused.message(cards.lang()), 409, slot=slot)
+        return party_refuse(request, campaign, refused.message(cards.lang()), 409, slot=slot)
     except ValidationError as err:
-        return _party_refuse(request, campaign, " ".join(err.messages), 409, slot=slot)
+        return party_refuse(request, campaign, " ".join(err.messages), 409, slot=slot)
     words = (
         _("Undone: #%(seq)s %(who)s: %(what)s") if undo else _("Voided: #%(seq)s %(who)s: %(what)s")
     )
@@ -236,4 +236,4 @@ def _void(
         toasts.append({"title": text, "lines": [], "text": text})
     # One event: its card answers; a tap of several: the whole board does.
     only = event.character if len(together) == 1 else None
-    return _party_done(request, campaign, toasts, character=only)
+    return party_done(request, campaign, toasts, character=only)

@@ -52,6 +52,7 @@ def _context(membership: Membership, character: Character) -> dict:
         "round": selectors.current_round(campaign=campaign) + 1,
         "updated": timezone.now(),
         "as_dj": membership.role == Membership.Role.DJ,
+        "turn": cards.turn_for(campaign, character.pk),
     }
 
 
@@ -97,6 +98,7 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "card": _card(selectors.character_fresh(pk=character.pk), catalogue),
             "common": True,
             "as_dj": True,
+            "turn": cards.turn_for(membership.campaign, character.pk),
         }
         rendered[own] = render_to_string("campaign/sheet/_card.html", context)
     return HttpResponse("".join(rendered[key] or "" for key in keys))

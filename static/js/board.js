@@ -309,6 +309,7 @@
     if (key === "t" && card) { event.preventDefault(); click("[data-turn-end]", card); return; }
     if (key === "r" && card) { event.preventDefault(); click("[data-roll]", card); return; }
     if (key === "n") { event.preventDefault(); click('[data-shortcut="n"]'); return; }
+    if (key === "p") { event.preventDefault(); click('[data-shortcut="p"]'); return; }
     if (key === "u") { event.preventDefault(); click('[data-shortcut="u"]'); return; }
     if (key === "?") { event.preventDefault(); openHelp(); }
   });

@@ -1,0 +1,266 @@
+"""The DJ's table, fight side: the turn order's page, and passing or ending a turn.
+
+The order is set on a page of its own (start a fight, or change its order): the rows are
+the form, and each move (up, down, out, add, sort by initiative) comes back as the same page
+with nothing written, so it works with or without JavaScript. Passing the turn and ending
+the fight are taps on the board, answered like the clock bar's (every card and the panels).
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from .. import fight, selectors, services
+from ..access import campaign_for_dj
+from ..history.words import event_summary
+from ..models import Campaign
+from ..numbers import whole
+from .answers import idempotency_key
+from .party import party_done, party_refuse
+
+TEMPLATE = "campaign/fight.html"
+
+
+class Row:
+    """One line of the order form: a PJ or someone else, and the initiative typed."""
+
+    def __init__(self, slot: str, name: str = "", init: str = "") -> None:
+        self.slot, self.name, self.init = slot, name, init
+        self.error = ""
+        self.label = name
+
+    @property
+    def pj(self) -> int | None:
+        kind, _sep, number = self.slot.partition(":")
+        return whole(number) if kind == "pj" else None
+
+    @property
+    def npc(self) -> int | None:
+        kind, _sep, number = self.slot.partition(":")
+        return whole(number) if kind == "npc" else None
+
+
+def _rows_from(request: HttpRequest) -> list[Row]:
+    slots = request.POST.getlist("slot")[: fight.SLOTS_MAX + 1]
+    names = request.POST.getlist("name")
+    inits = request.POST.getlist("init")
+    return [
+        Row(
+            slot,
+            " ".join((names[i] if i < len(names) else "").split())[: fight.NAME_MAX * 2],
+            (inits[i] if i < len(inits) else "").strip()[:12],
+        )
+        for i, slot in enumerate(slots)
+    ]
+
+
+def _rows_of(now: fight.Fight | None, characters) -> list[Row]:
+    if now is None:
+        return [Row(f"pj:{c.pk}") for c in characters]
+    return [
+        Row(
+            f"pj:{s.pj}" if s.pj is not None else f"npc:{s.npc}",
+            s.name,
+            "" if s.init is None else str(s.init),
+        )
+        for s in now.order
+    ]
+
+
+def _initiative(text: str) -> int | None:
+    """The initiative typed ("", "12", "-1"); ValueError when it is not a whole number."""
+    if not text:
+        return None
+    sign = -1 if text[:1] in ("-", "−") else 1
+    value = whole(text.lstrip("-−+"), digits=6)
+    if value is None:
+        raise ValueError(text)
+    return sign * value
+
+
+def _move(rows: list[Row], step: str, request: HttpRequest, in_play: dict) -> str:
+    """Apply one move of the form to `rows` (in place); an error to show, or ""."""
+    doing, _sep, where = step.partition(":")
+    i = whole(where)
+    if doing in ("up", "down", "drop") and (i is None or i >= len(rows)):
+        return _("That line is no longer in the order.")
+    if doing == "up" and i > 0:
+        rows[i - 1], rows[i] = rows[i], rows[i - 1]
+    elif doing == "down" and i < len(rows) - 1:
+        rows[i + 1], rows[i] = rows[i], rows[i + 1]
+    elif doing == "drop":
+        rows.pop(i)
+    elif doing == "sort":
+        keyed = []
+        for row in rows:
+            try:
+                keyed.append((row, _initiative(row.init)))
+            except ValueError:
+                return _("Type each initiative as a whole number, or leave it blank.")
+        keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
+        rows[:] = [row for row, _value in keyed]
+    elif doing == "add":
+        chosen = request.POST.get("new", "")
+        init = (request.POST.get("new_init") or "").strip()[:12]
+        taken = {row.pj for row in rows}
+        if chosen.startswith("pj:"):
+            pk = whole(chosen[3:])
+            if pk not in in_play or pk in taken:
+                return _("Choose a PJ in play who is not in the order yet.")
+            rows.append(Row(chosen, "", init))
+        else:
+            name = " ".join((request.POST.get("new_name") or "").split())
+            if not name:
+                return _("Name whoever joins the order (an enemy, an ally…).")
+            if len(name) > fight.NAME_MAX:
+                return _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX}
+            number = max((row.npc or 0 for row in rows), default=0) + 1
+            rows.append(Row(f"npc:{number}", name, init))
+        if len(rows) > fight.SLOTS_MAX:
+            rows.pop()
+            return _("At most %(n)s in a fight's order.") % {"n": fight.SLOTS_MAX}
+    return ""
+
+
+def _slots(rows: list[Row], in_play: dict) -> list[fight.Slot] | None:
+    """The rows as the order to record, or None with each row's error set."""
+    slots, ok = [], True
+    for row in rows:
+        try:
+            init = _initiative(row.init)
+        except ValueError:
+            row.error, ok = _("A whole number, or blank."), False
+            continue
+        if init is not None and not fight.INIT_RANGE[0] <= init <= fight.INIT_RANGE[1]:
+            row.error, ok = (
+                _("From %(low)s to %(high)s.")
+                % {"low": fight.INIT_RANGE[0], "high": fight.INIT_RANGE[1]},
+                False,
+            )
+            continue
+        if row.pj is not None:
+            if row.pj not in in_play:
+                row.error, ok = _("This PJ is no longer in play: take it out."), False
+                continue
+            slots.append(fight.Slot(pj=row.pj, init=init))
+        elif row.npc is not None:
+            if not row.name:
+                row.error, ok = _("Give it a name."), False
+                continue
+            if len(row.name) > fight.NAME_MAX:
+                row.error, ok = (
+                    _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX},
+                    False,
+                )
+                continue
+            slots.append(fight.Slot(npc=row.npc, name=row.name, init=init))
+        else:
+            row.error, ok = _("That line is no longer in the order."), False
+    return slots if ok else None
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start a fight with an order, or change the order of the one going on."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    characters = selectors.board_characters(campaign=campaign)
+    in_play = {c.pk: c for c in characters}
+    now = selectors.fight_now(campaign=campaign)
+    error, status = "", 200
+    if request.method == "GET":
+        rows = _rows_of(now, characters)
+    else:
+        rows = _rows_from(request)
+        step = request.POST.get("step", "")
+        if step:
+            error = _move(rows, step, request, in_play)
+            status = 422 if error else 200
+        else:
+            slots = _slots(rows, in_play)
+            if slots is None:
+                error, status = _("Some lines need a fix: see each one."), 422
+            elif not slots:
+                error, status = _("Put someone in the order first."), 422
+            else:
+                try:
+                    _record_order(request, campaign, now, slots)
+                except ValidationError as err:
+                    error, status = " ".join(err.messages), 409
+                else:
+                    return redirect("board", slug=campaign.slug)
+    names = selectors.character_names(campaign=campaign)
+    for row in rows:
+        row.label = names.get(row.pj, "?") if row.pj is not None else row.name
+    taken = {row.pj for row in rows}
+    context = {
+        "campaign": campaign,
+        "rows": rows,
+        "addable": [c for c in characters if c.pk not in taken],
+        "fight": now,
+        "error": error,
+        "active": "board",
+    }
+    return render(request, TEMPLATE, context, status=status)
+
+
+def _record_order(
+    request: HttpRequest, campaign: Campaign, now: fight.Fight | None, slots: list
+) -> None:
+    names = selectors.character_names(campaign=campaign)
+    if now is None:
+        services.fight_start(
+            campaign=campaign,
+            order=slots,
+            actor=request.user,
+            idempotency_key=idempotency_key(request),
+        )
+        first = fight.slot_name(slots[0], names)
+        messages.success(request, _("The fight starts: %(name)s's turn.") % {"name": first})
+    else:
+        services.fight_order(
+            campaign=campaign,
+            order=slots,
+            expected=request.POST.get("turn", ""),
+            actor=request.user,
+            idempotency_key=idempotency_key(request),
+        )
+        messages.success(request, _("The turn order is changed."))
+
+
+@require_POST
+@login_required
+def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
+    """The turn whose it is passes (a PJ's turn end with it; the round after the last)."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    try:
+        records = services.fight_pass(
+            campaign=campaign,
+            expected=request.POST.get("turn", ""),
+            actor=request.user,
+            idempotency_key=idempotency_key(request),
+        )
+    except ValidationError as err:
+        return party_refuse(request, campaign, " ".join(err.messages), 409, slot="fight-error")
+    return party_done(request, campaign, [event_summary(record) for record in records])
+
+
+@require_POST
+@login_required
+def fight_end(request: HttpRequest, slug: str) -> HttpResponse:
+    """End the fight going on: its order stays in the history."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    try:
+        record = services.fight_end(
+            campaign=campaign,
+            expected=request.POST.get("turn", ""),
+            actor=request.user,
+            idempotency_key=idempotency_key(request),
+        )
+    except ValidationError as err:
+        return party_refuse(request, campaign, " ".join(err.messages), 409, slot="fight-error")
+    return party_done(request, campaign, [event_summary(record)])

@@ -1,0 +1,159 @@
+"""The fight's pages through the Django client: the order page (moves write nothing), the
+board's fight bar, passing and ending the turn, and what the player's sheet says."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaign import selectors, services
+from campaign.fight import Slot
+from campaign.models import StateEvent
+
+HX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def dj_client(client, dj):
+    client.force_login(dj)
+    return client
+
+
+def setup_url():
+    return reverse("fight_setup", args=["kiso"])
+
+
+def rows(*slots):
+    """The order form's rows: (slot, name, init) each."""
+    return {
+        "slot": [s for s, _n, _i in slots],
+        "name": [n for _s, n, _i in slots],
+        "init": [i for _s, _n, i in slots],
+    }
+
+
+def test_the_order_page_starts_with_every_pj_in_play(dj_client, campaign, aiko, kenji):
+    services.character_archive(character=kenji)
+
+    html = dj_client.get(setup_url()).content.decode()
+
+    assert "Empezar un combate" in html and "La regla de iniciativa de Zodiac no está" in html
+    assert f'value="pj:{aiko.pk}"' in html and f'value="pj:{kenji.pk}"' not in html
+
+
+def test_moves_come_back_as_the_page_and_write_nothing(dj_client, campaign, aiko, kenji):
+    form = rows((f"pj:{aiko.pk}", "", "8"), (f"pj:{kenji.pk}", "", "15"))
+
+    added = dj_client.post(
+        setup_url(),
+        {**form, "step": "add", "new": "npc", "new_name": "  Oni   rojo ", "new_init": "11"},
+    )
+    html = added.content.decode()
+    assert added.status_code == 200 and 'value="Oni rojo"' in html
+    sorted_ = dj_client.post(
+        setup_url(),
+        {
+            **rows(
+                (f"pj:{aiko.pk}", "", "8"), (f"pj:{kenji.pk}", "", "15"), ("npc:1", "Oni", "11")
+            ),
+            "step": "sort",
+        },
+    ).content.decode()
+    assert [m for m in re.findall(r'name="slot" value="([^"]+)"', sorted_)] == [
+        f"pj:{kenji.pk}",
+        "npc:1",
+        f"pj:{aiko.pk}",
+    ]
+    moved = dj_client.post(setup_url(), {**form, "step": "up:1"}).content.decode()
+    assert re.findall(r'name="slot" value="([^"]+)"', moved) == [f"pj:{kenji.pk}", f"pj:{aiko.pk}"]
+    dropped = dj_client.post(setup_url(), {**form, "step": "drop:0"}).content.decode()
+    assert re.findall(r'name="slot" value="([^"]+)"', dropped) == [f"pj:{kenji.pk}"]
+    assert not StateEvent.objects.filter(event__kind="fight").exists()
+
+
+@pytest.mark.parametrize(
+    ("form", "error"),
+    [
+        ({"init": ["doce", ""]}, "Un número entero, o en blanco."),
+        ({"init": ["1000", ""]}, "De -99 a 999."),
+    ],
+)
+def test_a_bad_initiative_is_refused_by_its_line(dj_client, campaign, aiko, kenji, form, error):
+    data = {**rows((f"pj:{aiko.pk}", "", ""), (f"pj:{kenji.pk}", "", "")), **form}
+
+    response = dj_client.post(setup_url(), data)
+
+    assert response.status_code == 422
+    assert re.search(
+        rf'id="fight-row-0-error" role="alert">{re.escape(error)}<', response.content.decode()
+    )
+    assert not StateEvent.objects.filter(event__kind="fight").exists()
+
+
+def test_an_unnamed_other_and_an_empty_order_are_refused(dj_client, campaign, aiko):
+    unnamed = dj_client.post(setup_url(), rows(("npc:1", " ", "")))
+    empty = dj_client.post(setup_url(), {})
+    added = dj_client.post(setup_url(), {"step": "add", "new": "npc", "new_name": ""})
+
+    assert unnamed.status_code == 422 and "Ponle nombre." in unnamed.content.decode()
+    assert (
+        empty.status_code == 422 and "Pon primero a alguien en el orden." in empty.content.decode()
+    )
+    assert added.status_code == 422 and "Pon nombre a quien entra" in added.content.decode()
+    assert not StateEvent.objects.filter(event__kind="fight").exists()
+
+
+def test_starting_the_fight_puts_its_bar_on_the_board(dj_client, campaign, aiko, kenji):
+    form = rows((f"pj:{kenji.pk}", "", "15"), ("npc:1", "Oni", "11"), (f"pj:{aiko.pk}", "", ""))
+
+    response = dj_client.post(setup_url(), form, follow=True)
+
+    html = response.content.decode()
+    assert response.redirect_chain[-1][0] == reverse("board", args=["kiso"])
+    assert "Empieza el combate: turno de Kenji." in html
+    assert "Combate · ronda 1" in html and "Turno de Kenji" in html and "después, Oni" in html
+    assert re.search(
+        r'id="pj-%d"[^>]*class|class="pj-card[^"]*is-turn"[^>]*id="pj-%d"' % (kenji.pk, kenji.pk),
+        html,
+    )
+    assert "Fin de turno → Oni" in html
+
+
+def test_passing_the_turn_from_the_board_and_a_stale_tap(dj_client, campaign, aiko, kenji):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(npc=1, name="Oni")])
+    url = reverse("fight_pass", args=["kiso"])
+
+    done = dj_client.post(url, {"turn": "1:0", "key": "a"}, headers=HX)
+    stale = dj_client.post(url, {"turn": "1:0", "key": "b"}, headers=HX)
+
+    assert done.status_code == 200 and "Turno de Oni" in done.content.decode()
+    assert stale.status_code == 409 and stale["HX-Retarget"] == "#fight-error"
+    assert "El turno ya ha pasado" in stale.content.decode()
+    assert selectors.fight_now(campaign=campaign).current == 1
+
+
+def test_ending_the_fight_and_the_board_offers_a_new_one(dj_client, campaign, aiko):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+
+    response = dj_client.post(reverse("fight_end", args=["kiso"]), {"turn": "1:0"}, headers=HX)
+
+    assert response.status_code == 200
+    assert selectors.fight_now(campaign=campaign) is None
+    assert "Empezar combate" in dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+
+def test_the_players_sheet_says_whose_turn_and_when_theirs_comes(
+    client, campaign, joined, player, kenji
+):
+    services.fight_start(
+        campaign=campaign,
+        order=[Slot(pj=kenji.pk), Slot(npc=1, name="Oni"), Slot(pj=joined.pk)],
+    )
+    client.force_login(player)
+    sheet = reverse("sheet", args=["kiso", joined.pk])
+
+    assert "Turno de Kenji · vas después de Oni" in client.get(sheet).content.decode()
+    services.fight_pass(campaign=campaign)
+    assert "Turno de Oni · <strong>vas después</strong>" in client.get(sheet).content.decode()
+    services.fight_pass(campaign=campaign)
+    assert "<strong>Tu turno</strong>" in client.get(sheet).content.decode()
