@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from campaign import backup, fight, services
-from campaign.fight import Slot
 from campaign.backup import BackupError, campaign_import, export_chunks
+from campaign.fight import Slot
 from campaign.history.replay import campaign_replay_check
 from campaign.models import (
     Campaign,

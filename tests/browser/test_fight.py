@@ -1,0 +1,176 @@
+"""A fight run from the board in a real browser: the order page, one tap per turn over five
+rounds, Shock leve and grave ending as rules v2.1 says, the player's phone saying whose turn
+it is, a change of order, a lost turn, undo of a pass, and the end of the fight."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import selectors, services
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    mei = UserFactory(username="mei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(
+            campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 3, "DES": 3, "VOL": 3}
+        )
+        for name in ("Aiko", "Kenji", "Ren")
+    }
+    services.invitation_accept(
+        invitation=services.invitation_create(character=party["Aiko"], by=dj), user=mei
+    )
+    return {"dj": dj, "mei": mei, "campaign": campaign, "party": party, "base": app_url}
+
+
+def board_page(browser, table, width=1280):
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="es-ES")
+    log_in(context, table["base"], table["dj"])
+    page = context.new_page()
+    page.goto(f"{table['base']}/c/kiso/")
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def start_fight(page):
+    page.get_by_role("link", name="Empezar combate").click()
+    expect(page.get_by_role("heading", name="Empezar un combate")).to_be_visible()
+    for name, init in (("Oni", "12"), ("Bandido", "5")):
+        page.get_by_label("Nombre (si es otro)").fill(name)
+        page.locator('input[name="new_init"]').fill(init)
+        page.get_by_role("button", name="Añadir", exact=True).click()
+        expect(page.locator(f'input[name="name"][value="{name}"]')).to_be_attached()
+    inits = page.locator('input[name="init"]')
+    for i, value in enumerate(("10", "14", "3")):  # Aiko, Kenji, Ren (by name)
+        inits.nth(i).fill(value)
+    page.get_by_role("button", name="Ordenar por iniciativa").click()
+    expect(page.locator(".fight-row").first).to_contain_text("Kenji")
+    screenshot(page, "fight-order-1280")
+    page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
+    expect(page.locator("#fight")).to_contain_text("Turno de Kenji", timeout=5000)
+
+
+def now_is(page, round_, name):
+    """The bar says it is `name`'s turn in round `round_` (or that it loses it)."""
+    words = re.compile(rf"ronda {round_} · (Turno de {name}|{name} no puede actuar)")
+    expect(page.locator("#fight .fight-now")).to_contain_text(words)
+
+
+def pass_turn(page, expected_next):
+    page.locator('[data-shortcut="p"]').click()
+    expect(page.locator("#fight .fight-now")).to_contain_text(expected_next)
+
+
+def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
+    page = board_page(browser, table)
+    aiko, ren = table["party"]["Aiko"], table["party"]["Ren"]
+    start_fight(page)
+    order = ["Kenji", "Oni", "Aiko", "Bandido", "Ren"]
+    expect(page.locator(".fight-slot")).to_have_text(
+        ["Kenji 14", "Oni 12", "Aiko 10", "Bandido 5", "Ren 3"]
+    )
+    assert "is-turn" in card(page, "Kenji").get_attribute("class")
+    # Aiko shocked before her turn loses it; Ren in Shock grave cannot act.
+    card(page, "Aiko").get_by_role("button", name="Shock leve").click()
+    expect(card(page, "Aiko").locator(".badge-danger")).to_be_visible()
+    card(page, "Ren").get_by_role("button", name="Shock grave").click()
+    expect(card(page, "Ren").locator(".badge-danger")).to_be_visible()
+    screenshot(page, "fight-board-1280")
+
+    phone = browser.new_context(viewport=PHONE, locale="es-ES")
+    log_in(phone, table["base"], table["mei"])
+    sheet = phone.new_page()
+    sheet.goto(f"{table['base']}/c/kiso/pj/{aiko.pk}/hoja/")
+    expect(sheet.locator(".sheet-turn")).to_contain_text("Turno de Kenji · vas después de Oni")
+
+    pass_turn(page, "Turno de Oni")
+    expect(sheet.locator(".sheet-turn")).to_contain_text("vas después", timeout=2000)
+    # Aiko's turn: the one her Shock leve takes; she loses it.
+    pass_turn(page, "Aiko no puede actuar: pierde el turno")
+    expect(sheet.locator(".sheet-turn")).to_contain_text("Tu turno: no puedes actuar", timeout=2000)
+    screenshot(sheet, "fight-sheet-360")
+    pass_turn(page, "Turno de Bandido")
+    expect(card(page, "Aiko").locator(".badge-danger")).to_have_count(0)
+    pass_turn(page, "Ren no puede actuar: pierde el turno")
+    expect(card(page, "Ren").locator(".checks")).to_have_count(0)
+    pass_turn(page, "Turno de Kenji")  # Ren's lost turn ends, and the round passes
+    expect(page.locator("#fight")).to_contain_text("Combate · ronda 2")
+    expect(card(page, "Ren").locator(".checks")).to_contain_text("TS VOL")  # its turn's end asks it
+    for round_ in range(2, 6):
+        for i, name in enumerate(order):
+            now_is(page, round_, name)
+            if i == 0:
+                page.keyboard.press("p")  # the key passes the turn too
+            else:
+                page.locator('[data-shortcut="p"]').click()
+    now_is(page, 6, "Kenji")
+
+    campaign = table["campaign"]
+    now = selectors.fight_now(campaign=campaign)
+    assert (now.round, now.current) == (6, 0)
+    ren.snapshot.refresh_from_db()
+    pending = [p["check"] for p in ren.snapshot.state["pending"]]
+    assert pending.count("shock_grave_fin_turno") == 5  # one per turn it lost
+    screenshot(page, "fight-round-6-1280")
+
+
+def test_order_change_lost_turn_undo_and_the_end(browser, table):
+    page = board_page(browser, table)
+    start_fight(page)
+    pass_turn(page, "Turno de Oni")
+
+    # Mid-fight, Ren moves up to act right after the Oni; the Oni keeps its turn.
+    page.get_by_role("link", name="Cambiar orden").click()
+    expect(page.get_by_role("heading", name="Orden de turnos · ronda 1")).to_be_visible()
+    page.get_by_role("button", name="Subir la línea 5").click()
+    page.get_by_role("button", name="Subir la línea 4").click()
+    expect(page.locator(".fight-row").nth(2)).to_contain_text("Ren")
+    screenshot(page, "fight-order-change-1280")
+    page.get_by_role("button", name="Guardar el orden").last.click()
+    expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Oni · después, Ren")
+
+    # Ren cannot act when its turn comes: one tap passes it, marked as lost.
+    card(page, "Ren").get_by_role("button", name="Shock grave").click()
+    pass_turn(page, "Ren no puede actuar: pierde el turno")
+    expect(card(page, "Ren").get_by_role("button", name="Pierde el turno → Aiko")).to_be_visible()
+    card(page, "Ren").get_by_role("button", name="Pierde el turno → Aiko").click()
+    expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Aiko")
+
+    # Deshacer takes the pass back: Ren's turn again, its TS VOL gone.
+    page.get_by_role("button", name="Deshacer").click()
+    expect(page.locator("#fight .fight-now")).to_contain_text("Ren no puede actuar")
+    expect(card(page, "Ren").locator(".checks")).to_have_count(0)
+
+    page.locator("details.fight-end summary").click()
+    page.locator("details.fight-end").get_by_role("button", name="Terminar combate").click()
+    expect(page.get_by_role("link", name="Empezar combate")).to_be_visible()
+
+    page.goto(f"{table['base']}/c/kiso/historia/")
+    end = page.locator(".timeline-row", has_text="Termina el combate")
+    expect(end).to_contain_text("Orden: Kenji (14) → Oni (12) → Ren (3) → Aiko (10) → Bandido (5)")
+    expect(page.locator(".timeline-row", has_text="Shock Grave").first).to_contain_text(
+        "Ronda 1 · Turno de Oni"
+    )
+    screenshot(page, "fight-history-1280")
+
+
+def test_the_fight_bar_and_order_page_fit_a_phone(browser, table):
+    page = board_page(browser, table, width=360)
+    start_fight(page)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, "fight-board-360")
+    page.get_by_role("link", name="Cambiar orden").click()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, "fight-order-360")
