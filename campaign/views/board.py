@@ -192,11 +192,15 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def _refuse(
     request: HttpRequest, campaign: Campaign, character: Character, message: str, *, status: int
 ) -> HttpResponse:
-    """Nothing was recorded: show why on the card (htmx) or on the board."""
+    """Nothing was recorded: show why on the card (htmx) or on the board. The answer says
+    the cursor it reflects, so the live news of a change it already shows (another tab's,
+    which is often why the tap was refused) does not replace the card and wipe the reason."""
     if not request.htmx:
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
-    return card_answer(request, campaign, character, error=message, status=status)
+    campaign.refresh_from_db(fields=["change_cursor"])
+    answer = card_answer(request, campaign, character, error=message, status=status)
+    return with_cursor(answer, campaign, covers=[character.pk])
 
 
 @require_POST
