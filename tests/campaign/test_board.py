@@ -241,8 +241,12 @@ def test_an_answer_says_the_cursor_it_shows_and_which_cards_it_holds(dj_client, 
     assert party["X-Change-Cursor"] == str(campaign.change_cursor)
     assert party["X-Change-Pj"] == "all"
 
+    # A refused tap's card is as fresh as any: the news it already shows is no news.
     refused = act(dj_client, campaign, aiko, action="suffer", type="emocion", grade="leve")
-    assert refused.status_code == 422 and "X-Change-Pj" not in refused
+    campaign.refresh_from_db()
+    assert refused.status_code == 422
+    assert refused["X-Change-Cursor"] == str(campaign.change_cursor)
+    assert refused["X-Change-Pj"] == str(aiko.pk)
 
 
 def test_the_toast_shows_the_rule_trail_with_links(dj_client, campaign, aiko):
