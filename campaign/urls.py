@@ -5,6 +5,7 @@ from .views import (
     backup,
     board,
     fight,
+    health,
     history,
     home,
     party,
@@ -19,6 +20,7 @@ from .views import (
 urlpatterns = [
     path("", home.home, name="home"),
     path("reglas/", reference.rules, name="rules"),
+    path("salud/", health.health, name="health"),
     path("campanas/nueva/", home.campaign_new, name="campaign_new"),
     # The DJ's table
     path("c/<slug:slug>/", board.board, name="board"),

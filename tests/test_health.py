@@ -1,0 +1,41 @@
+"""The health endpoint a proxy or systemd watches (campaign/views/health.py)."""
+
+from django.core.management import call_command
+from django.db import DatabaseError
+from django.db.migrations.executor import MigrationExecutor
+from django.urls import reverse
+
+
+def test_a_healthy_server_says_so(client, db):
+    response = client.get(reverse("health"))
+
+    assert response.status_code == 200
+    assert response.json() == {"database": "ok", "migrations": "ok"}
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_a_migration_not_applied_is_a_503(client, transactional_db):
+    call_command("migrate", "campaign", "0003", verbosity=0)  # the server before an upgrade
+    try:
+        response = client.get(reverse("health"))
+    finally:
+        call_command("migrate", "campaign", verbosity=0)
+
+    assert response.status_code == 503
+    assert response.json() == {"database": "ok", "migrations": "1 not applied"}
+
+
+def test_a_database_that_does_not_answer_is_a_503(client, db, monkeypatch):
+    def refuse(self, targets):
+        raise DatabaseError("gone")
+
+    monkeypatch.setattr(MigrationExecutor, "migration_plan", refuse)
+
+    response = client.get(reverse("health"))
+
+    assert response.status_code == 503
+    assert response.json() == {"database": "unreachable", "migrations": "unknown"}
+
+
+def test_it_takes_a_get_only(client, db):
+    assert client.post(reverse("health")).status_code == 405
