@@ -457,3 +457,23 @@ def test_refusals_and_undo_break_no_content_security_rule(browser, app_url, tabl
     page.wait_for_timeout(300)
 
     assert not [p for p in problems if "Content Security Policy" in p], problems
+
+
+def test_enter_in_a_choosers_text_field_applies_what_was_typed_or_nothing(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+    before = StateEvent.objects.count()
+
+    aiko.get_by_role("button", name="Emoción grave").click()
+    ask(page, "Aiko").get_by_label("Causa (lo que teme o combate; opcional)").fill("el oni")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    assert StateEvent.objects.count() == before  # terror or ira is the DJ's to choose
+    expect(ask(page, "Aiko")).to_contain_text("Emoción grave: ¿cuál")
+
+    aiko.get_by_role("button", name="Afección leve").click()
+    ask(page, "Aiko").get_by_label("O uno nuevo").fill("veneno de fugu")
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#toasts")).to_contain_text("Veneno de fugu")
+    assert StateEvent.objects.order_by("-seq").first().event["source"] == "veneno de fugu"

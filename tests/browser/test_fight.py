@@ -13,6 +13,19 @@ from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 740}
 
+# Live news held back until window.releaseNews(): a page that has not heard yet.
+HOLD_NEWS = """() => {
+  const held = [];
+  const hold = (event) => { if (!event.detail.released) { event.stopImmediatePropagation(); held.push(event.detail); } };
+  document.addEventListener("zodiac:change", hold, true);
+  window.releaseNews = () => {
+    document.removeEventListener("zodiac:change", hold, true);
+    for (const detail of held) {
+      document.dispatchEvent(new CustomEvent("zodiac:change", { detail: { ...detail, released: true } }));
+    }
+  };
+}"""
+
 
 @pytest.fixture
 def table(app_url):
@@ -174,3 +187,36 @@ def test_the_fight_bar_and_order_page_fit_a_phone(browser, table):
     page.get_by_role("link", name="Cambiar orden").click()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     screenshot(page, "fight-order-360")
+
+
+def test_enter_on_the_order_page_starts_nothing(browser, table):
+    page = board_page(browser, table)
+    page.get_by_role("link", name="Empezar combate").click()
+    page.get_by_label("Nombre (si es otro)").fill("Ronin")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+
+    expect(page.get_by_role("heading", name="Empezar un combate")).to_be_visible()
+    assert selectors.fight_now(campaign=table["campaign"]) is None
+
+
+def test_a_pass_from_a_tab_that_saw_another_turn_is_refused_in_words_that_stay(browser, table):
+    first = board_page(browser, table)
+    start_fight(first)
+    second = first.context.new_page()
+    second.goto(f"{table['base']}/c/kiso/")
+    now_is(second, 1, "Kenji")
+    # Hold the second tab's news back, as a slow network would, so it still shows Kenji's
+    # turn when the first tab passes it; the news comes in after its refusal.
+    second.evaluate(HOLD_NEWS)
+    first.locator('[data-shortcut="p"]').click()
+    now_is(first, 1, "Oni")
+
+    second.locator('[data-shortcut="p"]').click()
+    error = second.locator("#fight-error")
+    expect(error).to_contain_text("El turno ya ha pasado mientras tanto")
+    second.evaluate("window.releaseNews()")
+    now_is(second, 1, "Oni")
+    second.wait_for_timeout(500)
+    expect(error).to_contain_text("El turno ya ha pasado mientras tanto")
+    assert selectors.fight_now(campaign=table["campaign"]).current == 1  # passed once

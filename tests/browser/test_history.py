@@ -137,6 +137,17 @@ def test_one_long_word_typed_by_the_table_never_widens_a_page(browser, table):
         event={"kind": "suffer", "type": "heridas", "grade": "leve"},
     )
     services.event_void(event=wound, actor=table["dj"], reason=long_word)
+    services.event_record(
+        campaign=table["aiko"].campaign,
+        character=table["aiko"],
+        event={
+            "kind": "suffer",
+            "type": "emocion",
+            "grade": "grave",
+            "variant": "ira",
+            "cause": "b" * 100,
+        },
+    )
     for viewport in (PHONE, WIDE):
         page = page_for(browser, table, table["dj"], viewport)
         for path in ("/c/kiso/", "/c/kiso/historia/", f"/c/kiso/evento/{wound.seq}/"):
@@ -146,4 +157,9 @@ def test_one_long_word_typed_by_the_table_never_widens_a_page(browser, table):
                 path,
                 viewport,
             )
+            if path == "/c/kiso/":  # the card with the long cause keeps its boxes in reach
+                aiko = page.get_by_role("article", name="Aiko")
+                expect(aiko).to_contain_text("b" * 40)
+                assert aiko.evaluate("card => card.scrollWidth <= card.clientWidth"), viewport
+                aiko.screenshot(path=f"/tmp/zodiac-screenshots/long-cause-{viewport['width']}.png")
     screenshot(page, "event-long-word-1280")
