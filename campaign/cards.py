@@ -483,7 +483,15 @@ def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
         "round": fighting["round"] if fighting else selectors.current_round(campaign=campaign) + 1,
         "fight": fighting,
         "recent": recent,
-        "latest": next((e for e in recent if not e.is_void), None),
+        "latest": next(
+            (
+                e
+                for e in recent
+                if not e.is_void and e.event.get("kind") not in selectors.NOT_UNDONE
+            ),
+            None,
+        ),
+        "voidable": any(not e.is_void for e in recent),
         "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
         "attribute_choices": ATTRIBUTE_CHOICES,
     }

@@ -148,10 +148,15 @@ def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
     )
 
 
+# Set on the PJ page, not tapped at the table: Deshacer leaves them (edit the PJ instead).
+NOT_UNDONE = ("attributes",)
+
+
 def latest_event(*, campaign: Campaign) -> StateEvent | None:
-    """The newest event that is not void: what "Deshacer" would void."""
+    """The newest event that is not void, nor a PJ's scores: what "Deshacer" would void."""
     return (
         StateEvent.objects.filter(campaign=campaign, void_at__isnull=True)
+        .exclude(event__kind__in=NOT_UNDONE)
         .select_related("character")
         .order_by("-seq")
         .first()

@@ -4,6 +4,7 @@ Each parser takes the POST data and returns the event to record; the rules engin
 decides whether the event is allowed (a RuleError), so these only check shape and words.
 """
 
+import re
 import secrets
 from dataclasses import dataclass, field
 
@@ -73,7 +74,15 @@ UNIT_NAMES = {
 
 
 def _amount(data: QueryDict, unit: str) -> int | float:
-    value = decimal(data.get("amount"))
+    raw = (data.get("amount") or "").strip()
+    if re.fullmatch(r"[-−]\s*[0-9]+(?:[.,][0-9]+)?", raw):
+        raise ValidationError(_("The amount of time must be more than zero."))
+    if re.fullmatch(r"[0-9]{10,}(?:[.,][0-9]+)?", raw):
+        raise ValidationError(
+            _("That is too much time at once (at most %(max)s %(unit)s); record it in steps.")
+            % {"max": number_format(TIME_MAX[unit], force_grouping=True), "unit": UNIT_NAMES[unit]}
+        )
+    value = decimal(raw)
     if value is None:
         raise ValidationError(_("Give the amount of time as a number, e.g. 10."))
     if value <= 0:

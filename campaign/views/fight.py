@@ -95,17 +95,23 @@ def _move(rows: list[Row], step: str, request: HttpRequest, in_play: dict) -> st
     elif doing == "drop":
         rows.pop(i)
     elif doing == "sort":
-        keyed = []
+        keyed, bad = [], False
         for row in rows:
             try:
                 keyed.append((row, _initiative(row.init)))
             except ValueError:
-                return _("Type each initiative as a whole number, or leave it blank.")
+                row.error, bad = _("A whole number, or blank."), True
+        if bad:
+            return _("Type each initiative as a whole number, or leave it blank.")
         keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
         rows[:] = [row for row, _value in keyed]
     elif doing == "add":
         chosen = request.POST.get("new", "")
         init = (request.POST.get("new_init") or "").strip()[:12]
+        try:
+            _initiative(init)
+        except ValueError:
+            return _("Type the initiative as a whole number, or leave it blank.")
         taken = {row.pj for row in rows}
         if chosen.startswith("pj:"):
             pk = whole(chosen[3:])

@@ -9,6 +9,8 @@
   // -- live: another page changed something; show our rendering of it -----------------
   // live.js leaves out the news this page's own answers already showed.
   document.addEventListener("zodiac:change", (event) => {
+    // A flash said its piece when the page opened ("Empieza el combate…"); news ends it.
+    document.querySelectorAll("main > .messages").forEach((messages) => { messages.remove(); });
     refresh(event.detail || {});
     // A flash said its piece when the page opened ("Sesión 1 empezada."); news ends it.
     document.querySelectorAll("main > .messages").forEach((messages) => { messages.remove(); });

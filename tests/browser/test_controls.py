@@ -1,6 +1,8 @@
 """Every control of the board closes and recovers: the second-tap choosers, "Otro tiempo…"
 and "Más acciones", with JavaScript and without."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -477,3 +479,14 @@ def test_enter_in_a_choosers_text_field_applies_what_was_typed_or_nothing(browse
 
     expect(page.locator("#toasts")).to_contain_text("Veneno de fugu")
     assert StateEvent.objects.order_by("-seq").first().event["source"] == "veneno de fugu"
+
+
+def test_a_fresh_board_has_nothing_to_undo(browser, app_url, table):
+    page = open_board(browser, app_url, table)  # only the PJ's scores are in the log
+
+    expect(page.get_by_role("button", name="Deshacer")).to_be_disabled()
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+    expect(page.get_by_role("button", name="Deshacer")).to_be_enabled()
+    expect(page.get_by_role("button", name="Deshacer")).to_have_attribute(
+        "title", re.compile(r"Aiko: Heridas Leve")
+    )

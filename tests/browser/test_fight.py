@@ -16,12 +16,17 @@ PHONE = {"width": 360, "height": 740}
 # Live news held back until window.releaseNews(): a page that has not heard yet.
 HOLD_NEWS = """() => {
   const held = [];
-  const hold = (event) => { if (!event.detail.released) { event.stopImmediatePropagation(); held.push(event.detail); } };
+  const hold = (event) => {
+    if (event.detail.released) return;
+    event.stopImmediatePropagation();
+    held.push(event.detail);
+  };
   document.addEventListener("zodiac:change", hold, true);
   window.releaseNews = () => {
     document.removeEventListener("zodiac:change", hold, true);
     for (const detail of held) {
-      document.dispatchEvent(new CustomEvent("zodiac:change", { detail: { ...detail, released: true } }));
+      const again = { ...detail, released: true };
+      document.dispatchEvent(new CustomEvent("zodiac:change", { detail: again }));
     }
   };
 }"""

@@ -379,6 +379,8 @@ def test_a_specific_e_esp_needs_the_campaign_option(dj_client, campaign, aiko):
         {"action": "time", "unit": "rounds", "amount": "1.5"},
         {"action": "time", "unit": "minutes", "amount": "nan"},
         {"action": "time", "unit": "minutes", "amount": "1e3"},
+        {"action": "time", "unit": "days", "amount": "-2"},
+        {"action": "time", "unit": "days", "amount": "99999999999999999999"},
         {"action": "time", "unit": "minutes", "amount": "0x10"},
         {"action": "time", "unit": "hours", "amount": "½"},
         {"action": "sleep", "hours": "1e1"},
@@ -1113,3 +1115,29 @@ def test_an_abatimiento_under_an_active_emocion_grave_has_its_own_text(dj_client
         html,
         re.I,
     ), html
+
+
+def test_deshacer_leaves_a_pjs_scores_set_on_its_page(dj_client, campaign, aiko):
+    services.event_record(
+        campaign=campaign, character=aiko, event={"kind": "attributes", "scores": {"FUE": 4}}
+    )
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    refused = dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
+
+    assert re.search(r'class="button-undo" data-shortcut="u" disabled', board)
+    assert refused.status_code == 409 and "No hay nada que deshacer." in refused.content.decode()
+    assert not StateEvent.objects.filter(void_at__isnull=False).exists()
+    act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="leve")
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert re.search(r'title="#\d+ Aiko: Heridas Leve">Deshacer<', board)
+
+
+@pytest.mark.parametrize(
+    ("amount", "words"),
+    [("-2", "debe ser mayor que cero"), ("99999999999999999999", "demasiado tiempo")],
+)
+def test_a_negative_or_huge_amount_is_named_as_such(dj_client, campaign, aiko, amount, words):
+    response = act(dj_client, campaign, aiko, action="time", unit="days", amount=amount)
+
+    assert response.status_code == 422 and words in response.content.decode()

@@ -154,3 +154,44 @@ def test_the_players_sheet_says_whose_turn_and_when_theirs_comes(
     assert "Turno de Oni · <strong>vas después</strong>" in client.get(sheet).content.decode()
     services.fight_pass(campaign=campaign)
     assert "<strong>Tu turno</strong>" in client.get(sheet).content.decode()
+
+
+def test_a_bad_initiative_is_refused_when_added_and_marked_when_sorting(dj_client, campaign, aiko):
+    added = dj_client.post(
+        setup_url(),
+        {
+            **rows((f"pj:{aiko.pk}", "", "")),
+            "step": "add",
+            "new": "npc",
+            "new_name": "Oni",
+            "new_init": "1e3",
+        },
+    )
+    sorted_ = dj_client.post(setup_url(), {**rows((f"pj:{aiko.pk}", "", "abc")), "step": "sort"})
+
+    assert (
+        added.status_code == 422
+        and "Escribe la iniciativa como un número" in added.content.decode()
+    )
+    assert 'value="Oni"' not in added.content.decode()
+    html = sorted_.content.decode()
+    assert sorted_.status_code == 422
+    assert re.search(r'id="fight-row-0-error" role="alert">Un número entero, o en blanco.<', html)
+
+
+def test_no_next_round_button_during_a_fight(dj_client, campaign, aiko):
+    board = reverse("board", args=["kiso"])
+    assert 'data-shortcut="n"' in dj_client.get(board).content.decode()
+
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+
+    html = dj_client.get(board).content.decode()
+    assert 'data-shortcut="n"' not in html and 'data-shortcut="p"' in html
+
+
+def test_a_fight_steps_page_says_it_changes_no_pj(dj_client, campaign, aiko):
+    start = services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+
+    html = dj_client.get(reverse("event_detail", args=["kiso", start.seq])).content.decode()
+
+    assert "no cambia el estado de ningún PJ" in html and "Orden: Aiko" in html
