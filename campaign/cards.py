@@ -442,6 +442,14 @@ def fight_view(now, names: dict[int, str], in_play: dict[int, Character]) -> dic
     }
 
 
+def sheet_card(campaign: Campaign, character: Character, catalogue: dict) -> Card:
+    """A player's own card, saying how far its PJ is behind the party's clock."""
+    card = build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
+    party = selectors.campaign_clock(campaign=campaign)
+    card.behind = max(0, party - character.snapshot.state["clock"])
+    return card
+
+
 def turn_for(campaign: Campaign, pk: int) -> dict | None:
     """Where PJ `pk` stands in the fight going on, for its player's sheet: whose turn it is,
     whether it is this PJ's, or next, or after whom it comes; None with no fight on."""

@@ -61,6 +61,7 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
             )
             context = {"campaign": campaign, "card": card, "common": True}
             if partial == "_card":
+                context["card"] = cards.sheet_card(campaign, in_play[pk], catalogue())
                 context["turn"] = cards.turn_for(campaign, pk)
             return render_to_string(f"campaign/sheet/{partial}.html", context)
 

@@ -46,7 +46,7 @@ def _context(membership: Membership, character: Character) -> dict:
     return {
         "campaign": campaign,
         "character": character,
-        "card": _card(character, catalogue),
+        "card": cards.sheet_card(campaign, character, catalogue),
         "party": [_card(c, catalogue) for c in party],
         "clock": cards.clock_parts(selectors.campaign_clock(campaign=campaign)),
         "round": selectors.current_round(campaign=campaign) + 1,
@@ -95,7 +95,9 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         catalogue = selectors.catalogue_by_name(campaign=membership.campaign)
         context = {
             "campaign": membership.campaign,
-            "card": _card(selectors.character_fresh(pk=character.pk), catalogue),
+            "card": cards.sheet_card(
+                membership.campaign, selectors.character_fresh(pk=character.pk), catalogue
+            ),
             "common": True,
             "as_dj": True,
             "turn": cards.turn_for(membership.campaign, character.pk),

@@ -505,3 +505,16 @@ def test_the_djs_live_refresh_of_a_sheet_keeps_the_roll_button_out(client, dj, j
     ).content.decode()
 
     assert "TS VOL: salir de Shock grave" in html and "button-roll" not in html
+
+
+def test_a_sheet_says_how_far_its_pj_is_behind_the_party(client, campaign, joined, player, kenji):
+    services.event_record(
+        campaign=campaign, character=kenji, event={"kind": "time", "hours": 1}
+    )  # Kenji alone: the party's clock is his
+    client.force_login(player)
+
+    html = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+
+    assert re.search(
+        r'class="sheet-behind">1 h por detrás del grupo\. Tu DJ lo pondrá al día\.', html
+    )
