@@ -208,6 +208,9 @@ def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": rows,
         "addable": [c for c in characters if c.pk not in taken],
         "fight": now,
+        "fight_current": fight.slot_name(now.current_slot, names)
+        if now and now.current_slot
+        else "",
         "error": error,
         "active": "board",
     }
@@ -235,7 +238,12 @@ def _record_order(
             actor=request.user,
             idempotency_key=idempotency_key(request),
         )
-        messages.success(request, _("The turn order is changed."))
+        after = selectors.fight_now(campaign=campaign)
+        messages.success(
+            request,
+            _("The turn order is changed: %(name)s's turn.")
+            % {"name": fight.slot_name(after.current_slot, names)},
+        )
 
 
 @require_POST

@@ -195,3 +195,17 @@ def test_a_fight_steps_page_says_it_changes_no_pj(dj_client, campaign, aiko):
     html = dj_client.get(reverse("event_detail", args=["kiso", start.seq])).content.decode()
 
     assert "no cambia el estado de ningún PJ" in html and "Orden: Aiko" in html
+
+
+def test_the_order_page_says_whose_turn_and_the_change_says_who_has_it(
+    dj_client, campaign, aiko, kenji
+):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+
+    page = dj_client.get(setup_url()).content.decode()
+    done = dj_client.post(
+        setup_url(), {**rows((f"pj:{kenji.pk}", "", "")), "turn": "1:0"}, follow=True
+    )
+
+    assert "Ahora: turno de Aiko." in page
+    assert "El orden de turnos ha cambiado: turno de Kenji." in done.content.decode()
