@@ -353,3 +353,19 @@ class CampaignChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign} @{self.cursor} {self.kind}"
+
+
+class WrongCode(models.Model):
+    """A wrong invitation code typed from an address: counted in the database, so every
+    worker of the server shares the limit and a restart does not reset it."""
+
+    address = models.GenericIPAddressField(unpack_ipv4=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["address", "at"], name="wrong_code_address_at")]
+        verbose_name = _("wrong invitation code")
+        verbose_name_plural = _("wrong invitation codes")
+
+    def __str__(self) -> str:
+        return f"{self.address} @{self.at:%Y-%m-%d %H:%M}"

@@ -35,6 +35,7 @@ from .events import (
 )
 from .fight import fight_end, fight_order, fight_pass, fight_start
 from .players import (
+    WRONG_CODES,
     code_display,
     code_normalize,
     invitation_accept,
@@ -42,11 +43,16 @@ from .players import (
     invitation_create,
     invitation_find,
     player_remove,
+    wrong_code_record,
+    wrong_codes,
 )
 from .sessions import session_end, session_recap_set, session_start
 
 __all__ = [
     "EventVoidRefused",
+    "WRONG_CODES",
+    "wrong_code_record",
+    "wrong_codes",
     "fight_end",
     "fight_order",
     "fight_pass",

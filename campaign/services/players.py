@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..live.channel import change_record
-from ..models import CampaignChange, Character, Invitation, Membership
+from ..models import CampaignChange, Character, Invitation, Membership, WrongCode
 from .campaigns import membership_set
 from .changes import lock
 
@@ -150,3 +150,20 @@ def player_remove(*, character: Character) -> None:
             Membership.objects.filter(
                 campaign=campaign, user_id=player_id, role=Membership.Role.PLAYER
             ).delete()
+
+
+WRONG_CODES = 10  # per address, within WRONG_CODE_WINDOW
+WRONG_CODE_WINDOW = timedelta(minutes=15)
+
+
+def wrong_codes(*, address: str) -> int:
+    """How many wrong codes `address` typed within the window."""
+    since = timezone.now() - WRONG_CODE_WINDOW
+    return WrongCode.objects.filter(address=address, at__gte=since).count()
+
+
+def wrong_code_record(*, address: str) -> None:
+    """Count one more wrong code from `address` (and forget those past the window)."""
+    now = timezone.now()
+    WrongCode.objects.filter(at__lt=now - WRONG_CODE_WINDOW).delete()
+    WrongCode.objects.create(address=address, at=now)

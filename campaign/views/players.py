@@ -20,7 +20,6 @@ from django.utils.html import mark_safe
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
-from django_ratelimit.core import get_usage
 
 from .. import selectors, services
 from ..access import campaign_for_dj, character_for_dj
@@ -29,7 +28,6 @@ from ..models import Campaign
 
 # Wrong codes one address may try before it waits (a code is 8 of 31 signs: guessing one
 # within its 48 hours at this rate is hopeless).
-CODE_TRIES = "10/15m"
 
 
 def _qr_svg(url: str) -> str:
@@ -157,8 +155,9 @@ def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 # -- joining -------------------------------------------------------------------------------
 
 
-def _wrong_codes(request: HttpRequest, *, count: bool = False) -> dict:
-    return get_usage(request, group="join-code", key="ip", rate=CODE_TRIES, increment=count)
+def _address(request: HttpRequest) -> str:
+    """The address a request came from (uvicorn sets it from a local proxy's header)."""
+    return request.META.get("REMOTE_ADDR") or "0.0.0.0"
 
 
 @require_http_methods(["GET", "POST"])
@@ -167,16 +166,16 @@ def join_code(request: HttpRequest) -> HttpResponse:
     error, code, status = "", "", 200
     if request.method == "POST":
         code = (request.POST.get("code") or "").strip()[:40]
-        usage = _wrong_codes(request)
+        address = _address(request)
         if not services.code_normalize(code):
             # Nothing typed: not a wrong code, and it does not count against the limit.
             error, status = _("Type the code your DJ gave you, e.g. ABCD-EFGH."), 422
-        elif usage["count"] >= usage["limit"]:
+        elif services.wrong_codes(address=address) >= services.WRONG_CODES:
             error, status = _("Too many wrong codes. Wait a few minutes and try again."), 429
         elif (invitation := services.invitation_find(code=code)) is not None:
             return redirect("join", token=invitation.token)
         else:
-            _wrong_codes(request, count=True)
+            services.wrong_code_record(address=address)
             error, status = (
                 _(
                     "No invitation has that code, or it was used or has expired. "

@@ -7,11 +7,19 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from campaign import services
-from campaign.models import CampaignChange, Character, Invitation, Membership, StateEvent
+from campaign.models import (
+    CampaignChange,
+    Character,
+    Invitation,
+    Membership,
+    StateEvent,
+    WrongCode,
+)
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 HX = {"HX-Request": "true"}
@@ -241,6 +249,29 @@ def test_an_empty_code_asks_for_the_code_and_is_not_counted(client, aiko, dj):
         response = client.post(reverse("join_code"), {"code": " - "})
         assert response.status_code == 422
         assert "Escribe el código que te dio tu DJ" in response.content.decode()
+
+    response = client.post(reverse("join_code"), {"code": invitation.code})
+
+    assert response["Location"] == reverse("join", args=[invitation.token])
+
+
+def test_the_wrong_code_limit_is_kept_in_the_database_not_a_processs_memory(client, aiko, dj):
+    invitation = services.invitation_create(character=aiko, by=dj)
+    for _ in range(10):
+        client.post(reverse("join_code"), {"code": "ZZZZZZZZ"})
+    cache.clear()  # another worker, or the server restarted: no memory of its own
+    other = Client()  # same address (the test client's 127.0.0.1), a new browser
+
+    response = other.post(reverse("join_code"), {"code": invitation.code})
+
+    assert response.status_code == 429
+    assert WrongCode.objects.count() == 10
+
+
+def test_wrong_codes_past_the_window_no_longer_count(client, aiko, dj):
+    invitation = services.invitation_create(character=aiko, by=dj)
+    long_ago = timezone.now() - timedelta(minutes=16)
+    WrongCode.objects.bulk_create(WrongCode(address="127.0.0.1", at=long_ago) for _ in range(10))
 
     response = client.post(reverse("join_code"), {"code": invitation.code})
 
