@@ -21,7 +21,7 @@ endef
 
 MO_FILES := locale/es/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
 
-.PHONY: run dev test quick bench lint format messages clean venv-check
+.PHONY: run dev test quick bench lint format messages clean venv-check audit
 
 # The venv is remade when its Python is missing or older than 3.12.
 venv-check:
@@ -111,3 +111,11 @@ messages: venv-check $(VENV)/.run-installed
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis
+
+# Known vulnerabilities in the pinned requirements (pip-audit asks PyPI's advisory data:
+# the machine needs to reach pypi.org). In a venv of its own, so its packages never mix
+# with the app's.
+AUDIT_VENV := .venv-audit
+audit: venv-check
+	@[ -x $(AUDIT_VENV)/bin/pip-audit ] || { $(VPY) -m venv $(AUDIT_VENV) && $(AUDIT_VENV)/bin/pip install -q pip-audit==2.10.1; }
+	$(AUDIT_VENV)/bin/pip-audit -r requirements.txt -r requirements-dev.txt
