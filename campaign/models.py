@@ -236,6 +236,15 @@ class StateEvent(models.Model):
                 name="event_idempotency_key_unique",
             ),
         ]
+        indexes = [
+            # The campaign-wide events, newest first (the round, the fight, the party's time):
+            # a few among a long log of one PJ's events each, read without scanning them.
+            models.Index(
+                fields=["campaign", "seq"],
+                condition=Q(character__isnull=True),
+                name="event_party_seq",
+            ),
+        ]
         verbose_name = _("event")
         verbose_name_plural = _("events")
 
