@@ -472,6 +472,18 @@ def turn_for(campaign: Campaign, pk: int) -> dict | None:
     }
 
 
+def _undoable(recent: list) -> object | None:
+    """What Deshacer would take back: the newest event not void nor a PJ's scores, unless
+    its session has ended (then nothing: the event's own page voids it)."""
+    latest = next(
+        (e for e in recent if not e.is_void and e.event.get("kind") not in selectors.NOT_UNDONE),
+        None,
+    )
+    if latest is not None and latest.session_id and latest.session.ended_at is not None:
+        return None
+    return latest
+
+
 def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
     """The clock, the fight's order, the undo button and recent events: what every action
     refreshes."""
@@ -491,14 +503,7 @@ def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
         "round": fighting["round"] if fighting else selectors.current_round(campaign=campaign) + 1,
         "fight": fighting,
         "recent": recent,
-        "latest": next(
-            (
-                e
-                for e in recent
-                if not e.is_void and e.event.get("kind") not in selectors.NOT_UNDONE
-            ),
-            None,
-        ),
+        "latest": _undoable(recent),
         "voidable": any(not e.is_void for e in recent),
         "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
         "attribute_choices": ATTRIBUTE_CHOICES,

@@ -143,7 +143,7 @@ def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
     """The campaign's latest events, newest first, voided ones included (marked)."""
     return list(
         StateEvent.objects.filter(campaign=campaign)
-        .select_related("character", "actor", "void_by")
+        .select_related("character", "actor", "void_by", "session")
         .order_by("-seq")[:limit]
     )
 
@@ -157,7 +157,7 @@ def latest_event(*, campaign: Campaign) -> StateEvent | None:
     return (
         StateEvent.objects.filter(campaign=campaign, void_at__isnull=True)
         .exclude(event__kind__in=NOT_UNDONE)
-        .select_related("character")
+        .select_related("character", "session")
         .order_by("-seq")
         .first()
     )

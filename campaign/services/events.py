@@ -29,6 +29,7 @@ from ..selectors import (
     campaign_clock,
     character_log,
     characters_touched,
+    fight_now,
     in_play_ids,
     open_session,
     turn_end_missing,
@@ -210,6 +211,20 @@ def event_record(
     return record
 
 
+def _no_fight_on(campaign: Campaign) -> None:
+    """Refuse the party's time, Descanso or round while a fight is on: in a fight the round
+    passes with its last turn, and time passing would skip the turns still to come."""
+    lock(campaign)
+    if fight_now(campaign=campaign) is not None:
+        raise ValidationError(
+            _(
+                "A fight is on: its round passes with the last turn. End the fight "
+                "before letting time pass for the party."
+            ),
+            code="fight_on",
+        )
+
+
 def tap_key(key: str, suffix: str) -> str:
     """The idempotency key of one of the events a tap records: the tap's key and a suffix
     (":t<pk>", ":w<pk>", ":c<n>"), by which selectors.tap_of finds them together."""
@@ -230,6 +245,7 @@ def party_event(
     if event.get("kind") not in ("time", "descanso"):
         raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
     with transaction.atomic():
+        _no_fight_on(campaign)
         watchers = list(
             campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
         )
@@ -331,6 +347,7 @@ def round_pass(
     R13, is never skipped), then the round. The events recorded, in order.
     """
     with transaction.atomic():
+        _no_fight_on(campaign)
         records = [
             event_record(
                 campaign=campaign,

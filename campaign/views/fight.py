@@ -120,6 +120,8 @@ def _move(rows: list[Row], step: str, request: HttpRequest, in_play: dict) -> st
             rows.append(Row(chosen, "", init))
         else:
             name = " ".join((request.POST.get("new_name") or "").split())
+            if not name and not init:
+                return ""  # nothing typed to add (Enter in another field): the page as it is
             if not name:
                 return _("Name whoever joins the order (an enemy, an ally…).")
             if len(name) > fight.NAME_MAX:
@@ -251,6 +253,8 @@ def _record_order(
 def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
     """The turn whose it is passes (a PJ's turn end with it; the round after the last)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
+    names = selectors.character_names(campaign=campaign)
+    before = selectors.fight_now(campaign=campaign)
     try:
         records = services.fight_pass(
             campaign=campaign,
@@ -260,7 +264,26 @@ def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 409, slot="fight-error")
-    return party_done(request, campaign, [event_summary(record) for record in records])
+    return party_done(request, campaign, [_pass_toast(records, before, names, campaign)])
+
+
+def _pass_toast(records, before: fight.Fight, names: dict, campaign: Campaign) -> dict:
+    """One toast for a pass: whose turn ended (or was lost) and whose it is now, with the
+    rule trail of every event the tap recorded (the Shock leve it ended, the TS it raised)."""
+    summaries = [event_summary(record) for record in records]
+    lost = any(r.event.get("kind") == fight.KIND and r.event.get("lost") for r in records)
+    passed = fight.slot_name(before.current_slot, names)
+    after = selectors.fight_now(campaign=campaign)
+    title = (_("%(name)s loses the turn") if lost else _("End of %(name)s's turn")) % {
+        "name": passed
+    }
+    if after is not None and after.current_slot is not None:
+        title += " → " + _("%(name)s's turn") % {"name": fight.slot_name(after.current_slot, names)}
+        if after.round != before.round:
+            title += " · " + _("round %(round)s") % {"round": after.round}
+    lines = [line for summary in summaries for line in summary["lines"]]
+    text = " — ".join([title, *(f"{who}: {html}" for who, html in lines)])
+    return {"title": title, "lines": lines, "text": text}
 
 
 @require_POST

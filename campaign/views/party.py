@@ -140,6 +140,8 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
         records = services.round_pass(
             campaign=campaign, actor=request.user, idempotency_key=idempotency_key(request)
         )
+    except ValidationError as err:
+        return party_refuse(request, campaign, " ".join(err.messages), 409)
     except RuleError as err:
         return party_refuse(request, campaign, _party_error(err), 422)
     return party_done(request, campaign, [event_summary(record) for record in records])
@@ -174,6 +176,17 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
     expected = request.POST.get("seq", "")
     if latest is None:
         return party_refuse(request, campaign, _("There is nothing to undo."), 409)
+    if latest.session_id and latest.session.ended_at is not None:
+        return party_refuse(
+            request,
+            campaign,
+            _(
+                "The latest event is from session %(number)s, which has ended: void it from "
+                "its page in the history if it must go."
+            )
+            % {"number": latest.session.number},
+            409,
+        )
     if expected and expected != str(latest.seq):
         return party_refuse(
             request,

@@ -194,14 +194,17 @@ def test_the_fight_bar_and_order_page_fit_a_phone(browser, table):
     screenshot(page, "fight-order-360")
 
 
-def test_enter_on_the_order_page_starts_nothing(browser, table):
+def test_enter_on_the_order_page_adds_the_line_typed_and_starts_nothing(browser, table):
     page = board_page(browser, table)
     page.get_by_role("link", name="Empezar combate").click()
     page.get_by_label("Nombre (si es otro)").fill("Ronin")
     page.keyboard.press("Enter")
-    page.wait_for_timeout(500)
+    expect(page.locator('input[name="name"][value="Ronin"]')).to_be_attached()
+    page.locator('input[name="init"]').first.fill("7")
+    page.locator('input[name="init"]').first.press("Enter")  # nothing typed below: as it is
 
     expect(page.get_by_role("heading", name="Empezar un combate")).to_be_visible()
+    expect(page.locator('input[name="init"]').first).to_have_value("7")
     assert selectors.fight_now(campaign=table["campaign"]) is None
 
 
@@ -225,3 +228,19 @@ def test_a_pass_from_a_tab_that_saw_another_turn_is_refused_in_words_that_stay(b
     second.wait_for_timeout(500)
     expect(error).to_contain_text("El turno ya ha pasado mientras tanto")
     assert selectors.fight_now(campaign=table["campaign"]).current == 1  # passed once
+
+
+def test_a_tab_opened_before_the_fight_loses_siguiente_ronda_when_it_starts(browser, table):
+    first = board_page(browser, table)
+    second = first.context.new_page()
+    second.goto(f"{table['base']}/c/kiso/")
+    expect(second.locator('[data-shortcut="n"]')).to_be_visible()
+
+    start_fight(first)
+
+    now_is(second, 1, "Kenji")
+    expect(second.locator('[data-shortcut="n"]')).to_have_count(0)
+    first.locator("details.fight-end summary").click()
+    first.locator("details.fight-end").get_by_role("button", name="Terminar combate").click()
+    expect(second.locator('[data-shortcut="n"]')).to_be_visible()
+    screenshot(second, "fight-ended-second-tab-1280")

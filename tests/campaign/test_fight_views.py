@@ -93,7 +93,9 @@ def test_a_bad_initiative_is_refused_by_its_line(dj_client, campaign, aiko, kenj
 def test_an_unnamed_other_and_an_empty_order_are_refused(dj_client, campaign, aiko):
     unnamed = dj_client.post(setup_url(), rows(("npc:1", " ", "")))
     empty = dj_client.post(setup_url(), {})
-    added = dj_client.post(setup_url(), {"step": "add", "new": "npc", "new_name": ""})
+    added = dj_client.post(
+        setup_url(), {"step": "add", "new": "npc", "new_name": "", "new_init": "5"}
+    )
 
     assert unnamed.status_code == 422 and "Ponle nombre." in unnamed.content.decode()
     assert (
@@ -209,3 +211,62 @@ def test_the_order_page_says_whose_turn_and_the_change_says_who_has_it(
 
     assert "Ahora: turno de Aiko." in page
     assert "El orden de turnos ha cambiado: turno de Kenji." in done.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("next_round", {}),
+        ("party_time", {"amount": "1", "unit": "minutes", "activity": "activo"}),
+        ("party_descanso", {}),
+    ],
+)
+def test_the_partys_time_waits_for_the_fight_to_end(dj_client, campaign, aiko, name, data):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(npc=1, name="Oni")])
+    count = StateEvent.objects.count()
+
+    refused = dj_client.post(reverse(name, args=["kiso"]), data, headers=HX)
+
+    assert refused.status_code in (409, 422)
+    assert (
+        "Hay un combate en marcha: su ronda pasa con el último turno." in refused.content.decode()
+    )
+    assert StateEvent.objects.count() == count
+    assert selectors.fight_now(campaign=campaign).current == 0
+
+
+def test_a_pass_toast_says_whose_turn_ended_and_whose_it_is_with_the_rules(
+    dj_client, campaign, aiko
+):
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "shock", "grade": "leve"},
+    )
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(npc=1, name="Oni")])
+
+    html = dj_client.post(
+        reverse("fight_pass", args=["kiso"]), {"turn": "1:0"}, headers=HX
+    ).content.decode()
+
+    toast = html.split('id="toasts"')[1]
+    assert "Aiko pierde el turno → Turno de Oni" in toast
+    assert "Desmarca Shock Leve" in toast  # R13: the turn its Shock leve took
+
+
+def test_deshacer_stops_at_an_ended_session(dj_client, campaign, aiko):
+    session = services.session_start(campaign=campaign)
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+    )
+    services.session_end(session=session)
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    refused = dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
+
+    assert 'data-shortcut="u" disabled title="Nada que deshacer"' in board
+    assert refused.status_code == 409
+    assert "El último evento es de la sesión 1, que ya terminó" in refused.content.decode()
+    assert not StateEvent.objects.filter(void_at__isnull=False).exists()
