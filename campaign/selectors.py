@@ -185,26 +185,32 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
 
 
 def fight_now(*, campaign: Campaign):
-    """The fight going on (campaign.fight.Fight), or None: the latest fight start not void,
-    folded with the campaign-wide events since."""
-    wide = StateEvent.objects.filter(
-        campaign=campaign, character__isnull=True, void_at__isnull=True
-    )
-    start = (
-        wide.filter(event__kind=fight.KIND, event__do="start")
+    """The fight going on (campaign.fight.Fight), or None.
+
+    While a fight is on, the campaign-wide events it adds are its own and the rounds its last
+    turns pass (the party's other time is refused meanwhile), so the log is read back from
+    its newest campaign-wide event only as far as the fight's start: one row when no fight
+    is on, the fight's length when one is, never the whole log.
+    """
+    wide = (
+        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
         .order_by("-seq")
-        .values_list("seq", flat=True)
-        .first()
-    )
-    if start is None:
-        return None
-    since = (
-        wide.filter(seq__gte=start)
-        .filter(Q(event__kind=fight.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
-        .order_by("seq")
         .values_list("seq", "event")
     )
-    return fight.fold(since)
+    back = []
+    for seq, event in wide.iterator(chunk_size=100):
+        kind = event.get("kind")
+        if kind == fight.KIND:
+            if event.get("do") == "end":
+                return None
+            back.append((seq, event))
+            if event.get("do") == "start":
+                return fight.fold(reversed(back))
+        elif kind == "time" and "rounds" in event:
+            back.append((seq, event))  # a round passed (in a fight, by its last turn)
+        else:
+            return None  # other time or a Descanso: no fight since
+    return None
 
 
 def current_round(*, campaign: Campaign, window: int = 200) -> int:
