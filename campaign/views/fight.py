@@ -82,7 +82,9 @@ def _initiative(text: str) -> int | None:
     return sign * value
 
 
-def _move(rows: list[Row], step: str, request: HttpRequest, in_play: dict) -> str:
+def _move(
+    rows: list[Row], step: str, request: HttpRequest, in_play: dict, now: fight.Fight | None
+) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
     i = whole(where)
@@ -126,7 +128,13 @@ def _move(rows: list[Row], step: str, request: HttpRequest, in_play: dict) -> st
                 return _("Name whoever joins the order (an enemy, an ally…).")
             if len(name) > fight.NAME_MAX:
                 return _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX}
-            number = max((row.npc or 0 for row in rows), default=0) + 1
+            # Never the number of someone in the fight's order: each other is its own.
+            taken_npcs = (
+                [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
+                if now
+                else [row.npc or 0 for row in rows]
+            )
+            number = max(taken_npcs, default=0) + 1
             rows.append(Row(f"npc:{number}", name, init))
         if len(rows) > fight.SLOTS_MAX:
             rows.pop()
@@ -182,11 +190,18 @@ def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
     error, status = "", 200
     if request.method == "GET":
         rows = _rows_of(now, characters)
+    elif request.POST.get("mode") == "start" and now is not None:
+        # Another tab started the fight meanwhile: this page shows that fight's order now.
+        rows = _rows_of(now, characters)
+        error, status = (
+            _("A fight was started meanwhile (in another tab?): here is its order."),
+            409,
+        )
     else:
         rows = _rows_from(request)
         step = request.POST.get("step", "")
         if step:
-            error = _move(rows, step, request, in_play)
+            error = _move(rows, step, request, in_play, now)
             status = 422 if error else 200
         else:
             slots = _slots(rows, in_play)
@@ -246,6 +261,17 @@ def _record_order(
             _("The turn order is changed: %(name)s's turn.")
             % {"name": fight.slot_name(after.current_slot, names)},
         )
+        to_come = {s.key for s in now.order[now.current + 1 :]}
+        skipped = [s for s in after.order[: after.current] if s.key in to_come]
+        if skipped:
+            messages.warning(
+                request,
+                _(
+                    "%(names)s had not acted yet and now come before the turn: "
+                    "they act again next round."
+                )
+                % {"names": ", ".join(fight.slot_name(s, names) for s in skipped)},
+            )
 
 
 @require_POST

@@ -244,3 +244,20 @@ def test_a_tab_opened_before_the_fight_loses_siguiente_ronda_when_it_starts(brow
     first.locator("details.fight-end").get_by_role("button", name="Terminar combate").click()
     expect(second.locator('[data-shortcut="n"]')).to_be_visible()
     screenshot(second, "fight-ended-second-tab-1280")
+
+
+def test_a_second_tabs_start_page_never_overwrites_the_fight_started_meanwhile(browser, table):
+    first = board_page(browser, table)
+    second = first.context.new_page()
+    second.goto(f"{table['base']}/c/kiso/combate/")
+    start_fight(first)
+
+    second.get_by_label("Nombre (si es otro)").fill("Lobo")
+    second.get_by_role("button", name="Añadir", exact=True).last.click()  # any tap says it
+
+    expect(second.get_by_role("alert")).to_contain_text("Mientras tanto se empezó un combate")
+    expect(second.locator('input[name="name"][value="Oni"]')).to_be_attached()
+    names = [s.name or s.pj for s in selectors.fight_now(campaign=table["campaign"]).order]
+    assert "Lobo" not in names and "Oni" in names
+    second.get_by_role("button", name="Guardar el orden").last.click()  # now it changes it
+    expect(second.locator("#fight")).to_contain_text("Combate · ronda 1")

@@ -270,3 +270,62 @@ def test_deshacer_stops_at_an_ended_session(dj_client, campaign, aiko):
     assert refused.status_code == 409
     assert "El último evento es de la sesión 1, que ya terminó" in refused.content.decode()
     assert not StateEvent.objects.filter(void_at__isnull=False).exists()
+
+
+def test_a_save_refused_as_stale_shows_the_turn_now_and_the_next_save_goes(
+    dj_client, campaign, aiko, kenji
+):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    seen = dj_client.get(setup_url()).content.decode()
+    assert 'name="turn" value="1:0"' in seen
+    services.fight_pass(campaign=campaign)  # another tab passes Aiko's turn
+    form = {**rows((f"pj:{kenji.pk}", "", ""), (f"pj:{aiko.pk}", "", "")), "mode": "order"}
+
+    refused = dj_client.post(setup_url(), {**form, "turn": "1:0"})
+    html = refused.content.decode()
+    assert refused.status_code == 409 and "El turno ya ha pasado" in html
+    assert 'name="turn" value="1:1"' in html and "Ahora: turno de Kenji." in html
+    again = dj_client.post(setup_url(), {**form, "turn": "1:1"})
+
+    assert again.status_code == 302
+    assert [s.pj for s in selectors.fight_now(campaign=campaign).order] == [kenji.pk, aiko.pk]
+
+
+def test_a_start_page_whose_fight_another_tab_started_records_nothing(
+    dj_client, campaign, aiko, kenji
+):
+    services.fight_start(campaign=campaign, order=[Slot(npc=1, name="Oni"), Slot(pj=aiko.pk)])
+    count = StateEvent.objects.count()
+    form = {**rows(("npc:1", "Lobo", ""), (f"pj:{kenji.pk}", "", "")), "mode": "start"}
+
+    refused = dj_client.post(setup_url(), form)
+
+    html = refused.content.decode()
+    assert refused.status_code == 409 and "Mientras tanto se empezó un combate" in html
+    assert 'value="Oni"' in html and 'value="Lobo"' not in html  # the fight's own order
+    assert StateEvent.objects.count() == count
+
+
+def test_a_new_other_never_takes_the_number_of_one_in_the_fight(dj_client, campaign, aiko):
+    services.fight_start(campaign=campaign, order=[Slot(npc=1, name="Oni"), Slot(pj=aiko.pk)])
+    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "order", "turn": "1:0"}
+
+    html = dj_client.post(
+        setup_url(), {**form, "step": "add", "new": "npc", "new_name": "Lobo"}
+    ).content.decode()
+
+    assert 'name="slot" value="npc:2"' in html
+
+
+def test_moving_one_still_to_act_before_the_turn_says_they_wait_a_round(
+    dj_client, campaign, aiko, kenji
+):
+    services.fight_start(
+        campaign=campaign, order=[Slot(pj=aiko.pk), Slot(npc=1, name="Oni"), Slot(pj=kenji.pk)]
+    )
+    services.fight_pass(campaign=campaign)  # the Oni's turn; Kenji still to act
+    form = rows((f"pj:{kenji.pk}", "", ""), (f"pj:{aiko.pk}", "", ""), ("npc:1", "Oni", ""))
+
+    done = dj_client.post(setup_url(), {**form, "mode": "order", "turn": "1:1"}, follow=True)
+
+    assert "Kenji aún no había actuado y ahora va antes del turno actual" in done.content.decode()
