@@ -484,6 +484,17 @@ def _undoable(recent: list) -> object | None:
     return latest
 
 
+def _undo_note(recent: list) -> str:
+    """Why Deshacer is off: nothing recorded yet, or the last event's session has ended."""
+    latest = next(
+        (e for e in recent if not e.is_void and e.event.get("kind") not in selectors.NOT_UNDONE),
+        None,
+    )
+    if latest is not None and latest.session_id and latest.session.ended_at is not None:
+        return _("The last event is from a session that has ended: void it from the history.")
+    return _("Nothing to undo")
+
+
 def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
     """The clock, the fight's order, the undo button and recent events: what every action
     refreshes."""
@@ -504,6 +515,7 @@ def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
         "fight": fighting,
         "recent": recent,
         "latest": _undoable(recent),
+        "undo_note": _undo_note(recent),
         "voidable": any(not e.is_void for e in recent),
         "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
         "attribute_choices": ATTRIBUTE_CHOICES,

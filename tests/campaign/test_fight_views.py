@@ -266,7 +266,9 @@ def test_deshacer_stops_at_an_ended_session(dj_client, campaign, aiko):
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
     refused = dj_client.post(reverse("undo", args=["kiso"]), headers=HX)
 
-    assert 'data-shortcut="u" disabled title="Nada que deshacer"' in board
+    assert (
+        'data-shortcut="u" disabled title="El último evento es de una sesión ya terminada' in board
+    )
     assert refused.status_code == 409
     assert "El último evento es de la sesión 1, que ya terminó" in refused.content.decode()
     assert not StateEvent.objects.filter(void_at__isnull=False).exists()
