@@ -410,11 +410,15 @@ def signed(value: int) -> str:
     return f"+{value}" if value > 0 else f"−{-value}"
 
 
-def fight_view(now, names: dict[int, str], in_play: dict[int, Character]) -> dict | None:
+def fight_view(
+    now, names: dict[int, str], in_play: dict[int, Character], campaign: Campaign
+) -> dict | None:
     """The fight going on (campaign.fight.Fight) as the pages show it: its round, its order
     with whose turn it is and who is next, and whether the PJ whose turn it is loses it."""
     if now is None:
         return None
+    if any(s.pj is not None and s.pj not in names for s in now.order):
+        names = selectors.character_names(campaign=campaign)  # a PJ archived mid-fight
     slots = []
     for i, slot in enumerate(now.order):
         pj = in_play.get(slot.pj) if slot.pj is not None else None
@@ -500,9 +504,15 @@ def board_panels(campaign: Campaign, characters: list[Character]) -> dict:
     refreshes."""
     clock = party_clock(characters)
     recent = selectors.recent_events(campaign=campaign)
-    names = selectors.character_names(campaign=campaign)
+    # The names the board holds already; the database only for a PJ it does not (one
+    # archived since a party event reached it, or in a fight's order).
+    names = {c.pk: c.name for c in characters}
+    names.update((e.character_id, e.character.name) for e in recent if e.character_id)
+    wanted = {int(pk) for e in recent if not e.character_id for pk in e.effects or {}}
+    if not wanted <= set(names):
+        names = selectors.character_names(campaign=campaign)
     fighting = fight_view(
-        selectors.fight_now(campaign=campaign), names, {c.pk: c for c in characters}
+        selectors.fight_now(campaign=campaign), names, {c.pk: c for c in characters}, campaign
     )
     in_play = {c.pk for c in characters}
     for event in recent:

@@ -1141,3 +1141,16 @@ def test_a_negative_or_huge_amount_is_named_as_such(dj_client, campaign, aiko, a
     response = act(dj_client, campaign, aiko, action="time", unit="days", amount=amount)
 
     assert response.status_code == 422 and words in response.content.decode()
+
+
+def test_a_party_event_names_a_pj_archived_since_it_was_reached(dj_client, campaign, aiko, kenji):
+    ren = CharacterFactory(campaign=campaign, name="Ren")
+    services.party_event(
+        campaign=campaign, event={"kind": "time", "minutes": 5}, watch=frozenset({kenji.pk})
+    )
+    services.character_archive(character=ren)
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    time = StateEvent.objects.get(event__kind="time", character=None)
+    assert re.search(rf'id="recent-{time.seq}".*?class="who">Aiko, Ren<', board, re.S)
