@@ -348,24 +348,37 @@ def round_pass(
     """
     with transaction.atomic():
         _no_fight_on(campaign)
-        records = [
-            event_record(
-                campaign=campaign,
-                character=character,
-                event={"kind": "turn_end"},
-                actor=actor,
-                idempotency_key=tap_key(idempotency_key, f":t{character.pk}"),
-            )
-            for character in turn_end_missing(campaign=campaign)
-        ]
-        records.append(
-            event_record(
-                campaign=campaign,
-                event={"kind": "time", "rounds": 1},
-                actor=actor,
-                idempotency_key=tap_key(idempotency_key, ""),
-            )
+        return round_records(campaign=campaign, actor=actor, idempotency_key=idempotency_key)
+
+
+def round_records(
+    *,
+    campaign: Campaign,
+    actor: AbstractBaseUser | None,
+    idempotency_key: str,
+    suffix: str = "",
+) -> list[StateEvent]:
+    """The round's events, inside the caller's transaction: the turn ends still missing
+    (turn_end_missing), then one round of time, keyed as one tap (the round's own key is
+    `idempotency_key` plus `suffix`)."""
+    records = [
+        event_record(
+            campaign=campaign,
+            character=character,
+            event={"kind": "turn_end"},
+            actor=actor,
+            idempotency_key=tap_key(idempotency_key, f":t{character.pk}"),
         )
+        for character in turn_end_missing(campaign=campaign)
+    ]
+    records.append(
+        event_record(
+            campaign=campaign,
+            event={"kind": "time", "rounds": 1},
+            actor=actor,
+            idempotency_key=tap_key(idempotency_key, suffix),
+        )
+    )
     return records
 
 

@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 
 from .. import fight as fights
 from ..models import Campaign, StateEvent
-from ..selectors import fight_now, in_play_ids, turn_end_missing
+from ..selectors import fight_now, in_play_ids
 from .changes import lock
-from .events import event_record, tap_key
+from .events import event_record, round_records, tap_key
 
 
 def fight_start(
@@ -27,8 +27,8 @@ def fight_start(
     """Start a fight with `order` (the first slot acts first). Refused while one is on."""
     with transaction.atomic():
         campaign = lock(campaign)
-        if idempotency_key and _done(campaign, idempotency_key):
-            return _done(campaign, idempotency_key)
+        if (done := _done(campaign, idempotency_key)) is not None:
+            return done
         if fight_now(campaign=campaign) is not None:
             raise ValidationError(
                 _("A fight is already on: end it before starting another."), code="fight_on"
@@ -53,8 +53,8 @@ def fight_order(
     the order, the turn goes to the next one of the round still in it."""
     with transaction.atomic():
         campaign = lock(campaign)
-        if idempotency_key and _done(campaign, idempotency_key):
-            return _done(campaign, idempotency_key)
+        if (done := _done(campaign, idempotency_key)) is not None:
+            return done
         now = _fight_as_seen(campaign, expected)
         keys = [s.key for s in order]
         still = [s.key for s in now.order[now.current :] if s.key in keys]
@@ -85,8 +85,8 @@ def fight_pass(
     first, as "Siguiente ronda" records them). The events recorded, in order."""
     with transaction.atomic():
         campaign = lock(campaign)
-        if idempotency_key and _done(campaign, idempotency_key):
-            return [_done(campaign, idempotency_key)]
+        if (done := _done(campaign, idempotency_key)) is not None:
+            return [done]
         now = _fight_as_seen(campaign, expected)
         slot = now.current_slot
         records = []
@@ -112,23 +112,8 @@ def fight_pass(
             )
         )
         if now.last_turn:
-            records.extend(
-                event_record(
-                    campaign=campaign,
-                    character=c,
-                    event={"kind": "turn_end"},
-                    actor=actor,
-                    idempotency_key=tap_key(idempotency_key, f":t{c.pk}"),
-                )
-                for c in turn_end_missing(campaign=campaign)
-            )
-            records.append(
-                event_record(
-                    campaign=campaign,
-                    event={"kind": "time", "rounds": 1},
-                    actor=actor,
-                    idempotency_key=tap_key(idempotency_key, ":c1"),
-                )
+            records += round_records(
+                campaign=campaign, actor=actor, idempotency_key=idempotency_key, suffix=":c1"
             )
     return records
 
@@ -143,8 +128,8 @@ def fight_end(
     """End the fight going on; its order stays in the history."""
     with transaction.atomic():
         campaign = lock(campaign)
-        if idempotency_key and _done(campaign, idempotency_key):
-            return _done(campaign, idempotency_key)
+        if (done := _done(campaign, idempotency_key)) is not None:
+            return done
         _fight_as_seen(campaign, expected)
         return event_record(
             campaign=campaign,
@@ -156,6 +141,8 @@ def fight_end(
 
 def _done(campaign: Campaign, key: str) -> StateEvent | None:
     """The event a repeated tap already recorded (a double tap records nothing more)."""
+    if not key:
+        return None
     return StateEvent.objects.filter(campaign=campaign, idempotency_key=key).first()
 
 
