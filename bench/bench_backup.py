@@ -148,7 +148,9 @@ def build_campaign() -> Campaign:
         )
         batch_events.append(record)
         for pk, (state, _fx) in results.items():
-            batch_snaps.append(EventSnapshot(event=record, character_id=pk, state=state))
+            batch_snaps.append(
+                EventSnapshot(event=record, character_id=pk, seq=record.seq, state=state)
+            )
             if not void:
                 states[pk] = state
                 last[pk] = seq

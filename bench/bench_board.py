@@ -99,7 +99,9 @@ def build_campaign() -> tuple[Campaign, list, object]:
         batch_events.append(record)
         for pk, (state, _fx) in results.items():
             states[pk] = state
-            batch_snaps.append(EventSnapshot(event=record, character_id=pk, state=state))
+            batch_snaps.append(
+                EventSnapshot(event=record, character_id=pk, seq=record.seq, state=state)
+            )
         if len(batch_events) >= 2000:
             flush()
     flush()

@@ -288,11 +288,15 @@ class EventSnapshot(models.Model):
         Character, on_delete=models.CASCADE, related_name="event_snapshots"
     )
     state = models.JSONField()
+    # The event's seq, kept here too: "a PJ's last state before #n" is then read by walking
+    # an index back from n, however long the log (set by whoever writes the snapshot).
+    seq = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["event", "character"], name="event_snapshot_unique")
         ]
+        indexes = [models.Index(fields=["character", "seq"], name="event_snapshot_pj_seq")]
         verbose_name = _("event snapshot")
         verbose_name_plural = _("event snapshots")
 

@@ -109,15 +109,36 @@ def state_at(
     """
     if (event is None) == (at is None):
         raise ValidationError(_("Give either an event or a moment, not both."))
-    snapshots = EventSnapshot.objects.filter(character=character, event__void_at__isnull=True)
     if event is not None:
         if event.campaign_id != character.campaign_id:
             raise ValidationError(_("That event belongs to another campaign."))
-        snapshots = snapshots.filter(event__seq__lte=event.seq)
+        latest = snapshot_before(character_id=character.pk, seq=event.seq + 1)
     else:
-        snapshots = snapshots.filter(event__created_at__lte=at)
-    latest = snapshots.order_by("-event__seq").only("state").first()
+        latest = (
+            EventSnapshot.objects.filter(
+                character=character, event__void_at__isnull=True, event__created_at__lte=at
+            )
+            .order_by("-seq")
+            .only("state")
+            .first()
+        )
     return rules.public_state(latest.state if latest else rules.initial_state())
+
+
+def snapshot_before(*, character_id: int, seq: int) -> EventSnapshot | None:
+    """A PJ's snapshot after its last non-void event before #`seq` (None: there is none).
+
+    Read by walking the (character, seq) index back from `seq`: as fast at the end of a
+    years-long log as at its start.
+    """
+    return (
+        EventSnapshot.objects.filter(
+            character_id=character_id, seq__lt=seq, event__void_at__isnull=True
+        )
+        .order_by("-seq")
+        .only("state", "seq")
+        .first()
+    )
 
 
 def board_characters(*, campaign: Campaign) -> list[Character]:

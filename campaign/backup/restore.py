@@ -248,7 +248,7 @@ def _write_log(
         StateEvent.objects.bulk_create(events)
         EventSnapshot.objects.bulk_create(
             (
-                EventSnapshot(event=record, character_id=pks[ref], state=state)
+                EventSnapshot(event=record, character_id=pks[ref], seq=record.seq, state=state)
                 for record, touched in zip(events, states, strict=True)
                 for ref, state in touched
             ),

@@ -360,14 +360,7 @@ def event_changes(
     }
     out = []
     for pk, character in characters.items():
-        previous = (
-            EventSnapshot.objects.filter(
-                character_id=pk, event__seq__lt=event.seq, event__void_at__isnull=True
-            )
-            .order_by("-event__seq")
-            .only("state")
-            .first()
-        )
+        previous = selectors.snapshot_before(character_id=pk, seq=event.seq)
         state_before = previous.state if previous else rules.initial_state()
         state_after = after.get(pk, state_before) if not event.is_void else state_before
         secret = set(character.secret_names or [])

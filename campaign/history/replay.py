@@ -127,7 +127,9 @@ def campaign_refold(*, campaign: Campaign) -> Refold:
                     touched_events[event.pk] = event
                 snapshot = saved.get(event.pk)
                 if snapshot is None:
-                    snapshot = EventSnapshot(event=event, character=character, state=state)
+                    snapshot = EventSnapshot(
+                        event=event, character=character, seq=event.seq, state=state
+                    )
                     rewritten.append(snapshot)
                 elif snapshot.state != state:
                     snapshot.state = state

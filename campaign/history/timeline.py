@@ -199,9 +199,9 @@ def _load(session: GameSession, characters: list[Character] | None):
     lane_ids = {s.character_id for s in snapshots}
     latest = (
         EventSnapshot.objects.filter(
-            character=OuterRef("pk"), event__seq__lt=first_seq, event__void_at__isnull=True
+            character=OuterRef("pk"), seq__lt=first_seq, event__void_at__isnull=True
         )
-        .order_by("-event__seq")
+        .order_by("-seq")
         .values("pk")[:1]
     )
     before = Character.objects.filter(pk__in=lane_ids).annotate(b=Subquery(latest)).values("b")

@@ -32,6 +32,7 @@ from ..selectors import (
     fight_now,
     in_play_ids,
     open_session,
+    snapshot_before,
     turn_end_missing,
 )
 from .changes import lock
@@ -205,7 +206,8 @@ def event_record(
             snapshot.seq = record.seq
             snapshot.save(update_fields=["state", "seq", "updated_at"])
         EventSnapshot.objects.bulk_create(
-            EventSnapshot(event=record, character=t, state=state) for t, state, _effects in results
+            EventSnapshot(event=record, character=t, seq=record.seq, state=state)
+            for t, state, _effects in results
         )
         change_record(campaign=campaign, kind=CampaignChange.Kind.EVENT, character=news_for)
     return record
@@ -441,18 +443,9 @@ def _refold_without(
     changed_events: dict[int, StateEvent],
 ) -> None:
     """Re-apply a PJ's events after `voided`, starting from its state just before it."""
-    base = (
-        EventSnapshot.objects.filter(
-            character=character,
-            event__seq__lt=voided.seq,
-            event__void_at__isnull=True,
-        )
-        .select_related("event")
-        .order_by("-event__seq")
-        .first()
-    )
+    base = snapshot_before(character_id=character.pk, seq=voided.seq)
     state = base.state if base else rules.initial_state()
-    last_seq = base.event.seq if base else character.joined_seq
+    last_seq = base.seq if base else character.joined_seq
     later = list(character_log(character=character).filter(seq__gt=voided.seq))
     saved = {
         s.event_id: s for s in EventSnapshot.objects.filter(character=character, event__in=later)
