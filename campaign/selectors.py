@@ -372,8 +372,18 @@ def characters_with_snapshots(*, campaign: Campaign) -> list[Character]:
     return list(campaign.characters.select_related("snapshot"))
 
 
-def sessions_newest_first(*, campaign: Campaign) -> list[GameSession]:
-    return list(campaign.sessions.order_by("-number"))
+def sessions_newest_first(
+    *, campaign: Campaign, before: int | None = None, count: int = 10
+) -> tuple[list[GameSession], bool]:
+    """Up to `count` sessions, newest first (those numbered below `before`, when given),
+    and whether older ones remain. Without their sheets: a list need not load them."""
+    sessions = campaign.sessions.order_by("-number").only(
+        "campaign_id", "number", "title", "started_at", "ended_at"
+    )
+    if before is not None:
+        sessions = sessions.filter(number__lt=before)
+    found = list(sessions[: count + 1])
+    return found[:count], len(found) > count
 
 
 def plays_only_for(*, user, dj) -> bool:

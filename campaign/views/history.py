@@ -94,7 +94,11 @@ def campaign_history(request: HttpRequest, slug: str) -> HttpResponse:
     """Every event of the campaign the viewer may read, with its sessions listed above."""
     membership, viewer = _viewer(request, slug)
     context = _timeline_context(request, membership, viewer)
-    context["sessions"] = selectors.sessions_newest_first(campaign=membership.campaign)
+    before = whole(request.GET.get("antes"), digits=9)
+    context["sessions"], context["older_sessions"] = selectors.sessions_newest_first(
+        campaign=membership.campaign, before=before
+    )
+    context["sessions_before"] = before
     context["active"] = "history"
     return render(request, "campaign/history.html", context)
 

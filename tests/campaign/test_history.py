@@ -500,3 +500,21 @@ def test_times_read_as_people_say_them(campaign, aiko, dj):
 
     assert event_label({"kind": "time", "minutes": 960}) == "+16 h"
     assert event_label({"kind": "sleep", "hours": 4200 / 3600}) == "Se duerme durante 1 h y 10 min"
+
+
+def test_the_history_lists_the_ten_newest_sessions_and_pages_back(client, campaign, dj):
+    for n in range(12):
+        session = services.session_start(campaign=campaign, title=f"Paso {n + 1}")
+        services.session_end(session=session)
+    client.force_login(dj)
+    url = reverse("history", args=[campaign.slug])
+
+    newest = client.get(url).content.decode()
+    older = client.get(url, {"antes": "3"}).content.decode()
+    none = client.get(url, {"antes": "1"}).content.decode()
+
+    assert "Paso 12" in newest and "Paso 3" in newest and "Paso 2<" not in newest
+    assert 'href="?antes=3"' in newest
+    assert "Paso 2" in older and "Paso 1" in older and "Paso 3" not in older
+    assert 'href="?antes=' not in older and "Últimas sesiones" in older
+    assert "No hay sesiones anteriores" in none
