@@ -84,6 +84,22 @@ class Chip:
     secret: bool = False
     removable: bool = True  # False for E.Esp the engine derives (Shock, sleep)
 
+    # The chip's buttons' words, written here rather than in the template: a heavy board
+    # has a hundred chips, and each word in the template is a node rendered each time.
+    @property
+    def remove_label(self) -> str:
+        return _("Remove %(name)s") % {"name": self.label}
+
+    @property
+    def secret_label(self) -> str:
+        if self.secret:
+            return _("Show %(name)s to the player") % {"name": self.label}
+        return _("Keep %(name)s secret") % {"name": self.label}
+
+    @property
+    def secret_word(self) -> str:
+        return _("show") if self.secret else _("hide")
+
 
 @dataclass
 class PendingCheck:
