@@ -111,6 +111,9 @@ class PendingCheck:
     rule: str
     success: str
     fail: str
+    # The checks of this name waiting, counted as one row: mandatory ones pile up (one a
+    # turn end, one a day), and a roll resolves the oldest of its name.
+    count: int = 1
 
 
 @dataclass
@@ -132,6 +135,11 @@ class Card:
     medicine_obstacle: int
     shock_grave: bool = False
     behind: int = 0  # seconds its clock is behind the party's (board cards only)
+
+    @property
+    def pending_total(self) -> int:
+        """Every check waiting, each pile counted whole."""
+        return sum(p.count for p in self.pending)
 
     @property
     def treated(self) -> bool:
@@ -262,21 +270,24 @@ def build(
         )
 
     scores = character.attributes or {}
-    pending = []
+    pending: list[PendingCheck] = []
+    by_name: dict[str, PendingCheck] = {}
     for p in state["pending"]:
+        if (same := by_name.get(p["check"])) is not None:
+            same.count += 1
+            continue
         text = texts.check_text(p["check"], code)
-        pending.append(
-            PendingCheck(
-                check=p["check"],
-                label=text["label"],
-                attribute=p["attribute"],
-                score=scores.get(p["attribute"]),
-                optional=p["optional"],
-                rule=CHECK_RULE[p["check"]],
-                success=text["success"],
-                fail=text["fail"],
-            )
+        by_name[p["check"]] = PendingCheck(
+            check=p["check"],
+            label=text["label"],
+            attribute=p["attribute"],
+            score=scores.get(p["attribute"]),
+            optional=p["optional"],
+            rule=CHECK_RULE[p["check"]],
+            success=text["success"],
+            fail=text["fail"],
         )
+        pending.append(by_name[p["check"]])
     modifiers = [(k, state["modifiers"][k]) for k in (*ATTRIBUTES, "otro")]
     return Card(
         character=character,

@@ -187,7 +187,7 @@ def latest_event(*, campaign: Campaign) -> StateEvent | None:
 # The events one tap records share its idempotency key: the first has the key itself or
 # the key and a suffix (services.events: ":t<pk>" turn ends, ":w<pk>" watches, ":c<n>"
 # steps of a catch-up).
-_TAP_SUFFIX = re.compile(r":[tcw]\d+$")
+_TAP_SUFFIX = re.compile(r":[tcwr]\d+$")
 
 
 def tap_of(*, event: StateEvent) -> list[StateEvent]:

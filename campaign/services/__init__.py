@@ -25,8 +25,11 @@ from .characters import (
     scores_validate,
 )
 from .events import (
+    ROLL_ALL_MAX,
     EventVoidRefused,
+    RolledAll,
     catch_up,
+    checks_roll_all,
     event_record,
     event_void,
     events_void,
@@ -71,6 +74,9 @@ __all__ = [
     "character_secrets_set",
     "character_update",
     "catch_up",
+    "checks_roll_all",
+    "ROLL_ALL_MAX",
+    "RolledAll",
     "event_record",
     "event_void",
     "events_void",

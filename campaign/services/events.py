@@ -2,6 +2,8 @@
 
 import json
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -33,6 +35,7 @@ from ..selectors import (
     in_play_ids,
     open_session,
     snapshot_before,
+    tap_of,
     turn_end_missing,
 )
 from .changes import lock
@@ -229,7 +232,7 @@ def _no_fight_on(campaign: Campaign) -> None:
 
 def tap_key(key: str, suffix: str) -> str:
     """The idempotency key of one of the events a tap records: the tap's key and a suffix
-    (":t<pk>", ":w<pk>", ":c<n>"), by which selectors.tap_of finds them together."""
+    (":t<pk>", ":w<pk>", ":c<n>", ":r<n>"), by which selectors.tap_of finds them together."""
     return f"{key}{suffix}"[:100] if key else ""
 
 
@@ -314,6 +317,109 @@ def catch_up(
             )
             for i, event in enumerate(steps)
         ]
+
+
+ROLL_ALL_MAX = 50  # rolls in one "Tirar todas": a long stretch's pile takes a few taps
+
+
+@dataclass
+class RolledAll:
+    """What one "Tirar todas" recorded: each roll, oldest first, with its die and score,
+    and why it stopped short of the checks still pending (`stopped`: "" when none is left,
+    "changed", "no_score" or "limit")."""
+
+    records: list[StateEvent]
+    rolls: list[tuple[int, int]]
+    left: int
+    stopped: str
+
+
+def checks_roll_all(
+    *,
+    character: Character,
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+    die: Callable[[], int] | None = None,
+) -> RolledAll:
+    """Roll a PJ's pending checks one after another, oldest first, 1d6 against its score,
+    each roll recorded as its own event (one tap: Deshacer takes them back together).
+
+    Stops after the first roll that changes the PJ (its boxes, E.Esp, sleep, or which
+    checks still wait): what the next checks mean may have changed with it, so the DJ
+    sees it before rolling on. Also stops at a check the PJ has no score for, and after
+    ROLL_ALL_MAX rolls. Refused when nothing is pending, or the first check has no score.
+    """
+    die = die or (lambda: secrets.randbelow(6) + 1)
+    scores = character.attributes or {}
+    with transaction.atomic():
+        campaign = lock(character.campaign)
+        if idempotency_key and (done := _rolled_before(campaign, idempotency_key)):
+            left = len(CharacterSnapshot.objects.get(character=character).state["pending"])
+            rolls = [(e.event["ts_roll"], scores[rules.CHECKS[e.event["check"]][0]]) for e in done]
+            return RolledAll(done, rolls, left, "")
+        records, rolls, stopped = [], [], ""
+        state = CharacterSnapshot.objects.get(character=character).state
+        if not state["pending"]:
+            raise ValidationError(
+                _("%(name)s has no checks to roll.") % {"name": character.name}, code="none"
+            )
+        while state["pending"]:
+            if len(records) == ROLL_ALL_MAX:
+                stopped = "limit"
+                break
+            check = state["pending"][0]["check"]
+            attribute = rules.CHECKS[check][0]
+            score = scores.get(attribute)
+            if not isinstance(score, int):
+                if not records:
+                    raise ValidationError(
+                        _(
+                            "%(name)s has no %(attribute)s score: add it to the PJ, or mark "
+                            "success or failure."
+                        )
+                        % {"name": character.name, "attribute": attribute},
+                        code="no_score",
+                    )
+                stopped = "no_score"
+                break
+            rolled = die()
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=character,
+                    event={
+                        "kind": "save",
+                        "check": check,
+                        "success": rolled <= score,
+                        "ts_roll": rolled,
+                    },
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":r{len(records)}"),
+                )
+            )
+            rolls.append((rolled, score))
+            after = CharacterSnapshot.objects.get(character=character).state
+            if _changed_besides_the_roll(state, after):
+                stopped = "changed" if after["pending"] else ""
+                state = after
+                break
+            state = after
+        return RolledAll(records, rolls, len(state["pending"]), stopped)
+
+
+def _rolled_before(campaign: Campaign, key: str) -> list[StateEvent]:
+    """The rolls a repeated "Tirar todas" tap recorded the first time, oldest first."""
+    first = StateEvent.objects.filter(campaign=campaign, idempotency_key=tap_key(key, ":r0"))
+    first = first.first()
+    return sorted(tap_of(event=first), key=lambda e: e.seq) if first is not None else []
+
+
+def _changed_besides_the_roll(before: dict, after: dict) -> bool:
+    """Whether a roll changed more than taking its own check off the list."""
+    if [p["check"] for p in after["pending"]] != [p["check"] for p in before["pending"]][1:]:
+        return True
+    skip = {"pending", rules.ENGINE_KEY}
+    return any(before[k] != after[k] for k in before if k not in skip)
 
 
 def _catch_up_steps(gap: int, how: str, *, asleep: bool) -> list[dict]:

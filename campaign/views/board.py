@@ -170,6 +170,8 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Record one event for one PJ from a tap on its card."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
+    if request.POST.get("action") == "roll_all":
+        return _roll_all(request, campaign, character)
     try:
         action = _parse(request, campaign, character)
         record = _record(request, campaign, action, character)
@@ -187,6 +189,49 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return with_cursor(
         card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
     )
+
+
+def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) -> HttpResponse:
+    """ "Tirar todas": the PJ's pending checks rolled in one tap, each its own event."""
+    try:
+        done = services.checks_roll_all(
+            character=character, actor=request.user, idempotency_key=idempotency_key(request)
+        )
+    except ValidationError as err:
+        return _refuse(request, campaign, character, " ".join(err.messages), status=422)
+    except RuleError as err:
+        return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
+    after_write(campaign)
+    toasts = [event_summary(r, roll=roll) for r, roll in zip(done.records, done.rolls, strict=True)]
+    toast = {**toasts[-1], "before": toasts[:-1], "note": roll_all_note(done, character)}
+    if not request.htmx:
+        for t in toasts:
+            messages.success(request, t["text"])
+        if toast["note"]:
+            messages.info(request, toast["note"])
+        return redirect("board", slug=campaign.slug)
+    return with_cursor(
+        card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
+    )
+
+
+def roll_all_note(done: services.RolledAll, character: Character) -> str:
+    """Why a "Tirar todas" stopped with checks still waiting ("" when none is left)."""
+    if not done.left:
+        return ""
+    words = {
+        "changed": _(
+            "Stopped: that roll changed %(name)s, so the next checks may mean "
+            "something else. %(left)s still to roll."
+        ),
+        "no_score": _("Stopped: %(name)s has no score for the next check. %(left)s still to roll."),
+        "limit": _("Stopped after %(max)s rolls. %(left)s still to roll: tap again."),
+    }
+    return words.get(done.stopped, words["changed"]) % {
+        "name": character.name,
+        "left": done.left,
+        "max": services.ROLL_ALL_MAX,
+    }
 
 
 def _refuse(

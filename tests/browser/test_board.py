@@ -295,3 +295,31 @@ def test_no_service_worker_stands_between_the_board_and_the_server(browser, app_
     page.reload()
 
     wait_for(page, lambda: page.evaluate(count) == 0)
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_pile_of_checks_is_rolled_in_one_tap(browser, app_url, table, width):
+    kenji = table["party"]["Kenji"]
+    for event in [{"kind": "suffer", "type": "shock", "grade": "grave"}] + [
+        {"kind": "turn_end"}
+    ] * 5:
+        services.event_record(campaign=table["campaign"], character=kenji, event=event)
+    page = open_board(browser, app_url, table, width=width)
+    kenji_card = card(page, "Kenji")
+    expect(kenji_card.get_by_text("×5")).to_be_visible()
+    screenshot(page, f"board-pile-{width}")
+
+    kenji_card.get_by_role("button", name="Tirar todas (5)").click()
+
+    toast = page.locator("#toasts")
+    expect(toast).to_contain_text("1d6 =")
+    # VOL 3: failures (4-6) roll on; a success ends the Shock grave and the pile with it.
+    # Either way none is left, and the card drops the button.
+    saves = StateEvent.objects.filter(character=kenji, event__kind="save").order_by("seq")
+    assert 1 <= saves.count() <= 5
+    assert [e.event["success"] for e in saves][:-1] == [False] * (saves.count() - 1)
+    expect(card(page, "Kenji").get_by_role("button", name=re.compile("Tirar todas"))).to_have_count(
+        0
+    )
+    assert page.evaluate("window.__noReload") is True
+    screenshot(page, f"board-pile-rolled-{width}")
