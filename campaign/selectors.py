@@ -186,8 +186,22 @@ def latest_event(*, campaign: Campaign) -> StateEvent | None:
 
 # The events one tap records share its idempotency key: the first has the key itself or
 # the key and a suffix (services.events: ":t<pk>" turn ends, ":w<pk>" watches, ":c<n>"
-# steps of a catch-up).
+# steps of a catch-up, ":r<n>" the rolls of Tirar todas).
 _TAP_SUFFIX = re.compile(r":[tcwr]\d+$")
+
+
+def _keyed(campaign_id: int):
+    """A campaign's events that carry an idempotency key, read through the unique index on
+    (campaign, key). That index leaves out the events without a key, so a query uses it
+    only when it says the same (`key <> ''`): otherwise SQLite scans the campaign's log."""
+    return StateEvent.objects.filter(campaign_id=campaign_id).exclude(idempotency_key="")
+
+
+def event_by_key(*, campaign: Campaign, key: str) -> StateEvent | None:
+    """The event recorded with idempotency key `key` (a repeated tap's first), or None."""
+    if not key:
+        return None
+    return _keyed(campaign.pk).filter(idempotency_key=key).order_by().first()
 
 
 def tap_of(*, event: StateEvent) -> list[StateEvent]:
@@ -198,8 +212,11 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
     if not key:
         return [event]
     base = _TAP_SUFFIX.sub("", key)
-    same = StateEvent.objects.filter(campaign_id=event.campaign_id, void_at__isnull=True).filter(
-        Q(idempotency_key=base) | Q(idempotency_key__startswith=base + ":")
+    # The key itself, or the key and ":" and more: the range [base + ":", base + ";").
+    same = _keyed(event.campaign_id).filter(
+        Q(idempotency_key=base)
+        | Q(idempotency_key__gte=base + ":", idempotency_key__lt=base + ";"),
+        void_at__isnull=True,
     )
     events = [e for e in same.order_by("-seq") if _TAP_SUFFIX.sub("", e.idempotency_key) == base]
     return events or [event]

@@ -31,6 +31,7 @@ from ..selectors import (
     campaign_clock,
     character_log,
     characters_touched,
+    event_by_key,
     fight_now,
     in_play_ids,
     open_session,
@@ -119,10 +120,8 @@ def event_record(
 
     with transaction.atomic():
         campaign = lock(campaign)
-        if key:
-            first = StateEvent.objects.filter(campaign=campaign, idempotency_key=key).first()
-            if first is not None:
-                return first
+        if key and (first := event_by_key(campaign=campaign, key=key)) is not None:
+            return first
 
         latest_at = (
             StateEvent.objects.filter(campaign=campaign)
@@ -409,8 +408,7 @@ def checks_roll_all(
 
 def _rolled_before(campaign: Campaign, key: str) -> list[StateEvent]:
     """The rolls a repeated "Tirar todas" tap recorded the first time, oldest first."""
-    first = StateEvent.objects.filter(campaign=campaign, idempotency_key=tap_key(key, ":r0"))
-    first = first.first()
+    first = event_by_key(campaign=campaign, key=tap_key(key, ":r0"))
     return sorted(tap_of(event=first), key=lambda e: e.seq) if first is not None else []
 
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from .. import fight as fights
 from ..models import Campaign, StateEvent
-from ..selectors import fight_now, in_play_ids
+from ..selectors import event_by_key, fight_now, in_play_ids
 from .changes import lock
 from .events import event_record, round_records, tap_key
 
@@ -141,9 +141,7 @@ def fight_end(
 
 def _done(campaign: Campaign, key: str) -> StateEvent | None:
     """The event a repeated tap already recorded (a double tap records nothing more)."""
-    if not key:
-        return None
-    return StateEvent.objects.filter(campaign=campaign, idempotency_key=key).first()
+    return event_by_key(campaign=campaign, key=key)
 
 
 def _fight_as_seen(campaign: Campaign, expected: str) -> fights.Fight:
