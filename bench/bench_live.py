@@ -11,20 +11,32 @@ issue):
 - a change to one PJ with 100 sheets open: p95 <= 30 ms for that PJ's sheets
   (these three are judged on SQLite, the default database, and reported on PostgreSQL,
   where a write takes longer: there only a lost change fails);
-- 200 sheet streams on PostgreSQL with two uvicorn workers, the DJ writing 2 events/s for
-  60 s: every stream gets every change it may see (and nothing else); p95 reported, and
-  each worker's memory (target <= 200 MB).
+- the soak (issue #17, "Load"), on PostgreSQL with two uvicorn workers: 5 tables, each its
+  own DJ writing 2 events/s for 60 s (10 events/s in all), while 200 player streams
+  follow them: no error response (every DJ write answered 2xx, no connection refused,
+  dropped or timed out, no stream lost), every stream gets every change it may see (its
+  own PJ's and its campaign's party events, each with its card) and nothing else (no
+  other PJ's or campaign's); p95 and max delivery reported, and each worker's memory
+  (target <= 200 MB).
 
-The table: 8 PJ, each with its own player; the sheets are spread over the players (several
-devices each). SQLite runs the first three; PostgreSQL (a throwaway cluster, when initdb
-and pg_ctl exist) all four. Loopback only; every wait has a deadline; the servers and the
-cluster are stopped on exit. Knobs: TAPS (20), SECONDS (60) for the last one.
+The first three: one table of 8 PJ, each with its own player; the sheets are spread over
+the players (several devices each). The soak's 5 DJs are 5 tables (campaigns) on one
+server, each its DJ and 8 PJ with their players: Membership would let a campaign have
+several DJs, but a table is one DJ board (two at most) and a phone per player, so five
+DJs writing at once are five tables. Its 200 player streams are spread over the 40 PJ
+(5 devices each, each device its own session), and each DJ's board follows its table too
+(checked like the sheets: every change of its campaign, with the card). SQLite runs the
+first three; PostgreSQL (a throwaway cluster, when initdb and pg_ctl exist) all four.
+Loopback only; a fixed number of sockets (the streams, one write per DJ at a time); every
+wait has a deadline; the servers and the cluster are stopped on exit. Knobs: TAPS (20),
+SECONDS (60) and TABLES (5) for the soak; `--only taps` or `--only soak` runs one part.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -38,6 +50,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +76,12 @@ def rss_mb(pid: int) -> tuple[float, float]:
         line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
     )
     return tuple(int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "VmHWM"))
+
+
+def cpu_s(pid: int) -> float:
+    """The CPU time the process has used (user and system), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def p95(values: list[float]) -> float:
@@ -129,19 +148,38 @@ def csrf_token() -> str:
 # --- A sheet: one stream, its messages applied -------------------------------------------
 
 
+class Heard(NamedTuple):
+    """One `change` message as a sheet received it."""
+
+    after: int  # the cursor the stream had sent before this message
+    cursor: int
+    pj: frozenset  # the PJ ids it names
+    all: bool  # every card changed
+    with_card: bool  # the sheet's own card came in it
+    when: float  # time.monotonic() on arrival
+    campaign: int
+    parts: frozenset  # the names of the rendered parts it carried
+
+
 class Sheet:
-    """One phone's stream: each change it heard, when, and whether its own card came in it."""
+    """One phone's stream: each change it heard, when, and whether its own card came in it.
+
+    Its `error` says why the stream failed or ended before it was closed; `odd` names the
+    messages a table in play should never get (e.g. `reopen`)."""
 
     def __init__(self, pj: dict, campaign: int, cursor: int) -> None:
         self.pj = pj
+        self.campaign = campaign
         self.path = "/en-vivo/?" + urlencode({"since": f"{campaign}:{cursor}"})
-        self.heard: list[tuple[int, int, frozenset, bool, bool, float]] = []
+        self.heard: list[Heard] = []
+        self.odd: list[str] = []
         self.ready = asyncio.Event()
         self.error: str | None = None
 
     async def run(self, port: int) -> None:
         try:
             await self._read(port)
+            self.error = "the server ended the stream"
         except (OSError, RuntimeError, asyncio.IncompleteReadError, ValueError) as error:
             self.error = str(error) or type(error).__name__
         finally:
@@ -184,28 +222,33 @@ class Sheet:
             for line in block.splitlines()
             if ": " in line and not line.startswith(":")
         )
-        if fields.get("event") == "hello":
+        event = fields.get("event")
+        if event == "hello":
             self.ready.set()
-        if fields.get("event") != "change":
+        if event not in ("hello", "ping", "change", None):
+            self.odd.append(event)
+        if event != "change":
             return
         data = json.loads(fields["data"])  # what a phone does with it
         parts = data.get("parts") or {}
         self.heard.append(
-            (
+            Heard(
                 data["after"],
                 data["cursor"],
                 frozenset(data["pj"]),
                 data["all"],
                 isinstance(parts.get(own), str),
                 time.monotonic(),
+                data["campaign"],
+                frozenset(name for name, html in parts.items() if isinstance(html, str)),
             )
         )
 
     def holds(self, cursor: int) -> float | None:
         """When this sheet first held its card at `cursor` or later (its own part came)."""
-        for _after, at, _pj, _all, with_card, when in self.heard:
-            if at >= cursor and with_card:
-                return when
+        for message in self.heard:
+            if message.cursor >= cursor and message.with_card:
+                return message.when
         return None
 
 
@@ -314,49 +357,288 @@ async def taps_to_sheets(port: int, table: dict, tapper: Tapper, count: int, par
     return delays, missed
 
 
-async def soak(port: int, table: dict, tapper: Tapper, count: int, pids: list[int]) -> dict:
-    """The DJ writes 2 events/s for SECONDS; what each stream heard, checked."""
-    sheets, tasks = await open_sheets(port, table, count)
-    rss_open = [rss_mb(pid)[0] for pid in pids]
-    writes: list[tuple[float, int, int | None]] = []  # sent, cursor, PJ (None: every PJ)
-    try:
-        started = time.monotonic()
-        n = 0
-        while time.monotonic() - started < SECONDS:
+# --- The soak: five tables on one server ---------------------------------------------------
+
+TABLES = int(os.environ.get("TABLES", "5"))
+STREAMS = 200  # player streams, over every table's PJ
+RATE = 2.0  # each DJ's writes per second
+POST_DEADLINE = 10.0  # seconds for a DJ's write to be answered; later is an error
+DRAIN = 30.0  # seconds after the last write for every stream to catch up; then a miss
+
+
+def session_cookie(user) -> str:
+    """A new session of `user` (a browser or phone of its own), as its Cookie header."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return f"{name}={client.cookies[name].value}"
+
+
+def soak_tables() -> tuple[list[dict], list[tuple[dict, dict]]]:
+    """TABLES campaigns, each with its DJ and PJ players; and the STREAMS devices as
+    (table, device): round the tables, then round each table's PJ, each its own session."""
+    from django.contrib.auth import get_user_model
+
+    from campaign import services
+    from campaign.models import Membership
+
+    users = get_user_model().objects
+    tables, players = [], {}
+    for t in range(TABLES):
+        dj = users.create_user(f"soak-{t}-dj")
+        campaign = services.campaign_create(name=f"Soak {t}", slug=f"soak-{t}", dj=dj)
+        pj = []
+        for n in range(PJ):
+            player = users.create_user(f"soak-{t}-player-{n}")
+            services.membership_set(campaign=campaign, user=player, role=Membership.Role.PLAYER)
+            character = services.character_create(
+                campaign=campaign,
+                name=f"PJ {n}",
+                player=player,
+                attributes={"FUE": 3, "AGI": 3, "VOL": 3},
+            )
+            players[character.pk] = player
+            pj.append({"pk": character.pk, "player": player.pk})
+        campaign.refresh_from_db()
+        tables.append(
+            {
+                "slug": campaign.slug,
+                "campaign": campaign.pk,
+                "cursor": campaign.change_cursor,
+                "dj": session_cookie(dj),
+                "pj": pj,
+            }
+        )
+    devices = []
+    for n in range(STREAMS):
+        table = tables[n % TABLES]
+        pj = table["pj"][(n // TABLES) % PJ]
+        devices.append((table, {**pj, "cookie": session_cookie(players[pj["pk"]])}))
+    return tables, devices
+
+
+class Dj:
+    """One table's DJ, its own browser (session): RATE writes a second through the server,
+    one at a time, each on its own connection; what was refused or failed is counted."""
+
+    def __init__(self, port: int, table: dict) -> None:
+        self.port = port
+        self.table = table
+        self.csrf = csrf_token()
+        self.cookie = f"{table['dj']}; csrftoken={self.csrf}"
+        self.writes: list[tuple[float, int, int | None]] = []  # sent, cursor, PJ (None: all)
+        self.errors: list[str] = []
+        self.answered: list[float] = []
+
+    async def post(self, path: str, form: dict) -> tuple[float, int | None]:
+        """One write: (when it was sent, its change cursor; None when it failed)."""
+        body = urlencode({**form, "key": secrets.token_hex(8)}).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.cookie}\r\n"
+            f"X-CSRFToken: {self.csrf}\r\nHX-Request: true\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        sent, writer = time.monotonic(), None
+        try:
+            async with asyncio.timeout(POST_DEADLINE):
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                sent = time.monotonic()
+                writer.write(head.encode() + body)
+                answer = await reader.read()
+        except (OSError, TimeoutError) as error:
+            self.errors.append(f"{path}: {type(error).__name__} {error}".rstrip())
+            return sent, None
+        finally:
+            if writer is not None:
+                writer.close()
+        self.answered.append(time.monotonic() - sent)
+        status = answer.split(b"\r\n", 1)[0].decode(errors="replace")
+        code = status.split(" ")[1] if status.count(" ") >= 1 else ""
+        found = re.search(rb"(?i)\r\nx-change-cursor: (\d+)", answer)
+        if not code.startswith("2") or len(code) != 3:
+            self.errors.append(f"{path}: {status or 'no answer'}")
+            return sent, None
+        if not found:
+            self.errors.append(f"{path}: {status} without X-Change-Cursor")
+            return sent, None
+        return sent, int(found.group(1))
+
+    async def play(self, start: float) -> None:
+        """Write from `start` for SECONDS: a Shock leve to each PJ in turn, every tenth
+        write time passing for the party."""
+        slug, n = self.table["slug"], 0
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        while time.monotonic() - start < SECONDS:
             if n % 10 == 9:
-                sent, cursor = await tapper.post(
-                    "/c/bench/tiempo/", {"amount": "1", "unit": "minutes"}
+                pj = None
+                sent, cursor = await self.post(
+                    f"/c/{slug}/tiempo/", {"amount": "1", "unit": "minutes"}
                 )
-                writes.append((sent, cursor, None))
             else:
-                pj = table["pj"][n % PJ]
+                pj = self.table["pj"][n % PJ]["pk"]
                 form = {"action": "suffer", "type_grade": "shock:leve"}
-                sent, cursor = await tapper.post(f"/c/bench/pj/{pj['pk']}/accion/", form)
-                writes.append((sent, cursor, pj["pk"]))
+                sent, cursor = await self.post(f"/c/{slug}/pj/{pj}/accion/", form)
+            if cursor is not None:
+                self.writes.append((sent, cursor, pj))
             n += 1
-            await asyncio.sleep(max(0.0, started + n * 0.5 - time.monotonic()))
-        await asyncio.sleep(DEADLINE)  # the last writes reach every stream
+            await asyncio.sleep(max(0.0, start + n / RATE - time.monotonic()))
+
+
+def check(stream: Sheet, writes: list[tuple[float, int, int | None]], pks: set[int]) -> dict:
+    """What one stream heard against its table's writes: the delays of the changes it may
+    see, those it missed (never, or without its card), and the messages it may not hear."""
+    own = stream.pj["pk"]
+    board = own is None  # a DJ's board: every change of its campaign
+    if board:
+        may_name, may_render = pks, {f"card:{pk}" for pk in pks} | {"panels"}
+    else:
+        may_name, may_render = {own}, {f"own:{own}", "status"}
+    leaked = sum(
+        m.campaign != stream.campaign or bool(m.pj - may_name) or bool(m.parts - may_render)
+        for m in stream.heard
+    )
+    delays, missed = [], 0
+    for sent, cursor, pj in writes:
+        if not may_hear(stream, pj):
+            continue
+        card = (f"card:{pj}" if pj is not None else "panels") if board else f"own:{own}"
+        covering = next((m for m in stream.heard if m.after < cursor <= m.cursor), None)
+        if covering and (covering.all or pj in covering.pj) and card in covering.parts:
+            delays.append(covering.when - sent)
+        else:
+            missed += 1
+    return {"delays": delays, "missed": missed, "leaked": leaked}
+
+
+def may_hear(stream: Sheet, pj: int | None) -> bool:
+    """Whether a change to `pj` (None: every PJ) is the stream's to hear."""
+    return stream.pj["pk"] is None or pj is None or pj == stream.pj["pk"]
+
+
+def caught_up(stream: Sheet, writes: list[tuple[float, int, int | None]]) -> bool:
+    """Whether the stream has heard up to the last of `writes` it may hear."""
+    last = max((cursor for _sent, cursor, pj in writes if may_hear(stream, pj)), default=0)
+    return not last or bool(stream.heard) and stream.heard[-1].cursor >= last
+
+
+def _sockets(port: int, state: str) -> set[str]:
+    """The inodes of the TCP sockets on local `port` in `state` (01 established, 0A listen)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == state and int(fields[1].rsplit(":", 1)[1], 16) == port:
+            found.add(fields[9])
+    return found
+
+
+def _fds(pid: int) -> dict[str, str]:
+    """The process's open file descriptors: {number: what it points to}."""
+    found = {}
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            found[fd.name] = os.readlink(fd)
+    return found
+
+
+def streams_per_worker(pids: list[int], port: int) -> list[int]:
+    """How many established connections on `port` each worker holds now."""
+    established = {f"socket:[{inode}]" for inode in _sockets(port, "01")}
+    return [sum(link in established for link in _fds(pid).values()) for pid in pids]
+
+
+def wait_serving(pids: list[int], port: int, timeout: float = 30.0) -> None:
+    """Wait until every worker's event loop watches the listening socket.
+
+    uvicorn's parent listens before its workers have imported the app, so the port
+    answers while one worker is still starting; streams opened then all land on the other
+    and stay there (a restart, the phones reconnecting at once, does the same)."""
+    listening = {f"socket:[{inode}]" for inode in _sockets(port, "0A")}
+    deadline = time.monotonic() + timeout
+    waiting = list(pids)
+    while waiting:
+        for pid in list(waiting):
+            fds = _fds(pid)
+            mine = {fd for fd, link in fds.items() if link in listening}
+            watched = set()
+            for fd, link in fds.items():
+                if "eventpoll" in link:
+                    with contextlib.suppress(OSError):
+                        info = Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines()
+                        watched |= {line.split()[1] for line in info if line.startswith("tfd:")}
+            if mine & watched:
+                waiting.remove(pid)
+        if waiting and time.monotonic() > deadline:
+            raise RuntimeError(f"workers {waiting} did not start serving in {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+async def soak(port: int, tables: list[dict], devices: list, pids: list[int]) -> dict:
+    """The DJs write RATE events/s each for SECONDS; what each stream heard, checked."""
+    sheets = [Sheet(device, table["campaign"], table["cursor"]) for table, device in devices]
+    boards = [Sheet({"pk": None, "cookie": t["dj"]}, t["campaign"], t["cursor"]) for t in tables]
+    streams = sheets + boards
+    tasks = [asyncio.create_task(s.run(port)) for s in streams]
+    djs = [Dj(port, table) for table in tables]
+    try:
+        async with asyncio.timeout(30):
+            await asyncio.gather(*(s.ready.wait() for s in streams))
+        failed = [s.error for s in streams if s.error]
+        if failed:
+            raise RuntimeError(f"{len(failed)} of {len(streams)} streams failed, e.g. {failed[0]}")
+        rss_open = [rss_mb(pid)[0] for pid in pids]
+        held = streams_per_worker(pids, port)
+        cpu_before = [cpu_s(pid) for pid in pids] + [time.process_time()]
+        # The tables' phases spread over the half second: five independent DJs.
+        started = time.monotonic() + 0.1
+        async with asyncio.timeout(SECONDS + POST_DEADLINE + 5):
+            await asyncio.gather(
+                *(dj.play(started + i / (RATE * TABLES)) for i, dj in enumerate(djs))
+            )
+        ended = time.monotonic()
+        written = {dj.table["campaign"]: dj.writes for dj in djs}
+        behind = list(streams)
+        while behind and time.monotonic() - ended < DRAIN:  # the last writes reach them
+            await asyncio.sleep(0.1)
+            behind = [s for s in behind if not caught_up(s, written[s.campaign])]
+        drained = time.monotonic() - ended
+        cpu = [
+            after - before
+            for after, before in zip(
+                [cpu_s(pid) for pid in pids] + [time.process_time()], cpu_before, strict=True
+            )
+        ]
+        wall = time.monotonic() - started
+        lost = [s.error for s in streams if s.error]
     finally:
         await close(tasks)
-    delays, missed, leaked = [], 0, 0
-    for sheet in sheets:
-        own = sheet.pj["pk"]
-        for message in sheet.heard:
-            if not message[3] and message[2] - {own}:
-                leaked += 1  # another PJ's id on a player's stream
-        for sent, cursor, pj in writes:
-            if pj is not None and pj != own:
-                continue
-            covering = [m for m in sheet.heard if m[0] < cursor <= m[1]]
-            if covering and (covering[0][3] or (pj in covering[0][2])):
-                delays.append(covering[0][5] - sent)
-            else:
-                missed += 1
+    pks = {t["campaign"]: {pj["pk"] for pj in t["pj"]} for t in tables}
+    checked = {
+        "sheets": [check(s, written[s.campaign], pks[s.campaign]) for s in sheets],
+        "boards": [check(s, written[s.campaign], pks[s.campaign]) for s in boards],
+    }
+    figures = {
+        kind: {
+            "delays": [d for c in found for d in c["delays"]],
+            "missed": sum(c["missed"] for c in found),
+            "leaked": sum(c["leaked"] for c in found),
+        }
+        for kind, found in checked.items()
+    }
     return {
-        "writes": len(writes),
-        "delays": delays,
-        "missed": missed,
-        "leaked": leaked,
+        **figures,
+        "writes": [len(dj.writes) for dj in djs],
+        "errors": [error for dj in djs for error in dj.errors],
+        "answered": [a for dj in djs for a in dj.answered],
+        "lost": lost,
+        "drained": drained,
+        "cpu": cpu,
+        "wall": wall,
+        "odd": [event for s in streams for event in s.odd],
+        "held": held,
         "rss_open": rss_open,
         "rss_peak": [rss_mb(pid)[1] for pid in pids],
     }
@@ -400,24 +682,8 @@ def worker_pids(server: subprocess.Popen) -> list[int]:
     return workers or [server.pid]
 
 
-def run_one(database_url: str, label: str, soak_too: bool) -> int:
-    """The three tap lines (judged on the default database, SQLite; reported elsewhere,
-    where only a lost change fails), then with `soak_too` the 200-stream minute."""
-    judged = database_url.startswith("sqlite")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        # As in production: DEBUG off (no query log), a real key shared with the server.
-        "DEBUG": "false",
-        "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONWARNINGS": "ignore:No directory at",  # WhiteNoise: no collectstatic here
-    }
-    os.environ.update(env)
-    table = setup_data()
+def tap_lines(env: dict, table: dict, label: str, judged: bool) -> bool:
+    """The three tap lines on one uvicorn process; whether they passed."""
     ok = True
     server, port = start_server(env, workers=1)
     try:
@@ -445,43 +711,108 @@ def run_one(database_url: str, label: str, soak_too: bool) -> int:
             )
     finally:
         stop(server)
-    if not soak_too:
-        return 0 if ok else 1
+    return ok
+
+
+def run_one(database_url: str, label: str, taps: bool, soak_too: bool) -> int:
+    """With `taps` the three tap lines (judged on the default database, SQLite; reported
+    elsewhere, where only a lost change fails), then with `soak_too` the five tables."""
+    judged = database_url.startswith("sqlite")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        # As in production: DEBUG off (no query log), a real key shared with the server.
+        "DEBUG": "false",
+        "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONWARNINGS": "ignore:No directory at",  # WhiteNoise: no collectstatic here
+    }
+    os.environ.update(env)
+    table = setup_data()
+    ok = tap_lines(env, table, label, judged) if taps else True
+    if soak_too:
+        ok &= soak_lines(env, label)
+    return 0 if ok else 1
+
+
+def soak_lines(env: dict, label: str) -> bool:
+    """The soak on two uvicorn workers, printed; whether it passed."""
+    tables, devices = soak_tables()
     server, port = start_server(env, workers=2)
     try:
-        tapper = Tapper(port, table["dj"], csrf_token())
         pids = worker_pids(server)
-        figures = asyncio.run(soak(port, table, tapper, 200, pids))
+        if len(pids) != 2:
+            raise RuntimeError(f"uvicorn runs {len(pids)} workers, not 2")
+        wait_serving(pids, port)
+        figures = asyncio.run(soak(port, tables, devices, pids))
     finally:
         stop(server)
-    delays = figures["delays"]
-    good = not figures["missed"] and not figures["leaked"] and bool(delays)
-    good_rss = max(figures["rss_peak"]) <= RSS_TARGET_MB
-    ok &= good and good_rss
-    print(
-        f"{label}: 200 sheet streams on 2 uvicorn workers, {figures['writes']} writes in "
-        f"{SECONDS} s: {len(delays)} deliveries, missed {figures['missed']}, another PJ's id "
-        f"heard {figures['leaked']} times; tap to stream median "
-        f"{statistics.median(delays) * 1000:.0f} ms, p95 {p95(delays) * 1000:.0f} ms, "
-        f"max {max(delays) * 1000:.0f} ms {'OK' if good else 'MISSED'}"
+    sheets, boards = figures["sheets"], figures["boards"]
+    trouble = len(figures["errors"]) + len(figures["lost"]) + len(figures["odd"])
+    good = (
+        not trouble
+        and not sheets["missed"] + boards["missed"]
+        and not sheets["leaked"] + boards["leaked"]
+        and bool(sheets["delays"])
+        and bool(boards["delays"])
     )
+    good_rss = max(figures["rss_peak"]) <= RSS_TARGET_MB
+    writes = sum(figures["writes"])
+
+    def ms(values: list[float]) -> str:
+        return (
+            f"median {statistics.median(values) * 1000:.0f} ms, p95 {p95(values) * 1000:.0f} "
+            f"ms, max {max(values) * 1000:.0f} ms"
+            if values
+            else "none"
+        )
+
     print(
-        f"{label}: workers' RSS with 200 streams open "
+        f"{label}: {TABLES} tables on 2 uvicorn workers, each its DJ writing {RATE:g} "
+        f"events/s for {SECONDS} s: {writes} writes answered 2xx "
+        f"({writes / SECONDS:.1f}/s; per DJ " + ", ".join(map(str, figures["writes"])) + "), "
+        f"{len(figures['errors'])} refused or failed; {STREAMS} player streams over "
+        f"{TABLES * PJ} PJ (each device its own session) and the {TABLES} DJ boards, "
+        f"{len(figures['lost'])} lost, {len(figures['odd'])} odd messages; "
+        f"every stream caught up {figures['drained']:.1f} s after the last write"
+    )
+    for error in (figures["errors"] + figures["lost"] + figures["odd"])[:5]:
+        print(f"{label}:   e.g. {error}")
+    for name, seen in (("sheets", sheets), ("DJ boards", boards)):
+        late = sum(delay > DEADLINE for delay in seen["delays"])
+        print(
+            f"{label}: {name}: {len(seen['delays'])} deliveries ({late} later than "
+            f"{DEADLINE:g} s), missed {seen['missed']}, heard what they may not "
+            f"{seen['leaked']} times; tap to stream {ms(seen['delays'])}"
+        )
+    print(f"{label}: the DJs' own answers {ms(figures['answered'])} {'OK' if good else 'MISSED'}")
+    print(
+        f"{label}: workers holding "
+        + ", ".join(map(str, figures["held"]))
+        + " connections, RSS with the streams open "
         + ", ".join(f"{mb:.0f}" for mb in figures["rss_open"])
         + " MB, peak "
         + ", ".join(f"{mb:.0f}" for mb in figures["rss_peak"])
-        + f" MB (target <= {RSS_TARGET_MB:.0f} MB each) {'OK' if good_rss else 'MISSED'}"
+        + f" MB (target <= {RSS_TARGET_MB:.0f} MB each) {'OK' if good_rss else 'MISSED'}; "
+        f"CPU in the {figures['wall']:.0f} s of writes and catching up: workers "
+        + ", ".join(f"{s:.1f}" for s in figures["cpu"][:-1])
+        + f" s, this client {figures['cpu'][-1]:.1f} s"
     )
-    return 0 if ok else 1
+    return good and good_rss
 
 
 # --- The two databases ------------------------------------------------------------------
 
 
-def child(database_url: str, label: str, soak_too: bool = False) -> int:
+def child(database_url: str, label: str, soak_too: bool = False, taps: bool = True) -> int:
     command = [sys.executable, __file__, "--database-url", database_url, "--label", label]
     if soak_too:
         command.append("--soak")
+    if not taps:
+        command.append("--no-taps")
     try:
         return subprocess.run(command, cwd=ROOT, timeout=600).returncode
     except subprocess.TimeoutExpired:
@@ -497,7 +828,7 @@ def pg_bindir() -> Path | None:
     return found[-1] if found else None
 
 
-def on_postgresql() -> int | None:
+def on_postgresql(taps: bool = True, soak_too: bool = True) -> int | None:
     """The benchmark on a throwaway cluster; None when PostgreSQL cannot be run here."""
     bindir = pg_bindir()
     if bindir is None:
@@ -531,7 +862,8 @@ def on_postgresql() -> int | None:
         subprocess.run(
             [*as_postgres, bindir / "createdb", "-h", sockets, "-p", str(port), "zodiac"], **quiet
         )
-        return child(f"postgres://postgres@127.0.0.1:{port}/zodiac", "PostgreSQL", True)
+        url = f"postgres://postgres@127.0.0.1:{port}/zodiac"
+        return child(url, "PostgreSQL", soak_too, taps)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
         print(f"PostgreSQL: skipped (the throwaway cluster did not start: {error})")
         return None
@@ -549,18 +881,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", help="run once against this database (internal)")
     parser.add_argument("--label", default="")
-    parser.add_argument("--soak", action="store_true", help="also the 200-stream minute")
+    parser.add_argument("--soak", action="store_true", help="also the soak (internal)")
+    parser.add_argument("--no-taps", action="store_true", help="not the tap lines (internal)")
+    parser.add_argument(
+        "--only",
+        choices=("taps", "soak"),
+        help="only the three tap lines (both databases) or only the soak (PostgreSQL)",
+    )
     args = parser.parse_args()
     if args.database_url:
         try:
-            return run_one(args.database_url, args.label, args.soak)
+            return run_one(args.database_url, args.label, not args.no_taps, args.soak)
         except (RuntimeError, TimeoutError) as error:
             print(f"{args.label}: MISSED: {error or 'the streams did not open in time'}")
             return 1
 
-    with tempfile.TemporaryDirectory(prefix="zodiac-bench-sqlite.") as tmp:
-        results = [child(f"sqlite:///{tmp}/bench.sqlite3", "SQLite")]
-    results.append(on_postgresql())
+    results = []
+    if args.only != "soak":
+        with tempfile.TemporaryDirectory(prefix="zodiac-bench-sqlite.") as tmp:
+            results.append(child(f"sqlite:///{tmp}/bench.sqlite3", "SQLite"))
+    results.append(on_postgresql(taps=args.only != "soak", soak_too=args.only != "taps"))
     return 1 if any(code for code in results if code is not None) else 0
 
 
