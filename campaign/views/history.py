@@ -190,6 +190,12 @@ def _event_page(
     return render(request, "campaign/event.html", context, status=status)
 
 
+def _already_void(request: HttpRequest, campaign: Campaign, event: StateEvent) -> HttpResponse:
+    """Nothing to do: the event's page again, showing it void (not this page's stale copy)."""
+    messages.info(request, _("This event is already void."))
+    return redirect("event_detail", slug=campaign.slug, seq=event.seq)
+
+
 @require_POST
 @login_required
 def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
@@ -200,8 +206,7 @@ def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     if event is None:
         raise Http404("No such event.")
     if event.is_void:  # a second submit, or another tab: nothing to do
-        messages.info(request, _("This event is already void."))
-        return redirect("event_detail", slug=campaign.slug, seq=event.seq)
+        return _already_void(request, campaign, event)
     typed = (request.POST.get("reason") or "")[: taps.VOID_REASON_MAX * 2]
     try:
         reason = taps.void_reason(request.POST)
@@ -220,6 +225,8 @@ def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     except services.EventVoidRefused as refused:
         error = refused.message(cards.lang())
     except ValidationError as err:
+        if err.code == "already_void":  # another tab or DJ voided it meanwhile
+            return _already_void(request, campaign, event)
         error = " ".join(err.messages)
     else:
         error = ""
