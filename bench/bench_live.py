@@ -42,8 +42,6 @@ import math
 import os
 import re
 import secrets
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -55,6 +53,10 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _pg import throwaway_postgresql  # noqa: E402
+from _server import start_server, stop  # noqa: E402
 
 PJ = 8
 TAPS = int(os.environ.get("TAPS", "20"))
@@ -62,12 +64,6 @@ SECONDS = int(os.environ.get("SECONDS", "60"))
 DEADLINE = 3.0  # seconds for one tap to reach every sheet; later is a miss
 PACE = 0.3  # seconds between taps: a table's pace, not back to back
 RSS_TARGET_MB = 200.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> tuple[float, float]:
@@ -644,35 +640,6 @@ async def soak(port: int, tables: list[dict], devices: list, pids: list[int]) ->
     }
 
 
-def start_server(env: dict, workers: int) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
-        + ["--port", str(port), "--lifespan", "off", "--log-level", "warning"]
-        + ["--timeout-graceful-shutdown", "2", "--workers", str(workers)],
-        cwd=ROOT,
-        env=env,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return server, port
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise RuntimeError("uvicorn did not start") from None
-            time.sleep(0.1)
-
-
-def stop(server: subprocess.Popen) -> None:
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-
-
 def worker_pids(server: subprocess.Popen) -> list[int]:
     """The uvicorn processes that serve requests (the workers, or the one process)."""
     children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
@@ -820,61 +787,10 @@ def child(database_url: str, label: str, soak_too: bool = False, taps: bool = Tr
         return 1
 
 
-def pg_bindir() -> Path | None:
-    if shutil.which("initdb") and shutil.which("pg_ctl"):
-        return Path(shutil.which("pg_ctl")).resolve().parent
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: p.parent.name)
-    found = [p for p in found if (p / "initdb").exists() and (p / "pg_ctl").exists()]
-    return found[-1] if found else None
-
-
 def on_postgresql(taps: bool = True, soak_too: bool = True) -> int | None:
     """The benchmark on a throwaway cluster; None when PostgreSQL cannot be run here."""
-    bindir = pg_bindir()
-    if bindir is None:
-        print("PostgreSQL: skipped (no initdb/pg_ctl on PATH or in /usr/lib/postgresql)")
-        return None
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
-        has_postgres = subprocess.run(["id", "-u", "postgres"], capture_output=True)
-        if shutil.which("runuser") is None or has_postgres.returncode:
-            print("PostgreSQL: skipped (running as root without a postgres user)")
-            return None
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    tmp = Path(tempfile.mkdtemp(prefix="zodiac-bench-pg."))
-    if as_postgres:
-        shutil.chown(tmp, "postgres")
-    data, sockets, port = tmp / "data", tmp / "socket", free_port()
-    quiet = {"stdout": subprocess.DEVNULL, "timeout": 120, "check": True}
-    try:
-        subprocess.run(
-            [*as_postgres, bindir / "initdb", "-D", data, "-A", "trust", "-U", "postgres"]
-            + ["-E", "UTF8"],
-            **quiet,
-        )
-        subprocess.run([*as_postgres, "mkdir", sockets], **quiet)
-        options = f"-k {sockets} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off"
-        subprocess.run(
-            [*as_postgres, bindir / "pg_ctl", "-D", data, "-l", tmp / "server.log", "-w"]
-            + ["-o", options, "start"],
-            **quiet,
-        )
-        subprocess.run(
-            [*as_postgres, bindir / "createdb", "-h", sockets, "-p", str(port), "zodiac"], **quiet
-        )
-        url = f"postgres://postgres@127.0.0.1:{port}/zodiac"
-        return child(url, "PostgreSQL", soak_too, taps)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
-        print(f"PostgreSQL: skipped (the throwaway cluster did not start: {error})")
-        return None
-    finally:
-        if (data / "postmaster.pid").exists():
-            subprocess.run(
-                [*as_postgres, bindir / "pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
-                stdout=subprocess.DEVNULL,
-                timeout=60,
-            )
-        shutil.rmtree(tmp, ignore_errors=True)
+    with throwaway_postgresql() as url:
+        return None if url is None else child(url, "PostgreSQL", soak_too, taps)
 
 
 def main() -> int:
