@@ -473,21 +473,33 @@ def fight_view(
     }
 
 
-def sheet_card(campaign: Campaign, character: Character, catalogue: dict) -> Card:
-    """A player's own card, saying how far its PJ is behind the party's clock."""
+def sheet_card(
+    campaign: Campaign, character: Character, catalogue: dict, *, party: int | None = None
+) -> Card:
+    """A player's own card, saying how far its PJ is behind the party's clock (`party`, read
+    from the campaign when not given: one who renders many cards reads it once)."""
     card = build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
-    party = selectors.campaign_clock(campaign=campaign)
+    if party is None:
+        party = selectors.campaign_clock(campaign=campaign)
     card.behind = max(0, party - character.snapshot.state["clock"])
     return card
 
 
-def turn_for(campaign: Campaign, pk: int) -> dict | None:
+NOT_READ = object()
+
+
+def turn_for(
+    campaign: Campaign, pk: int, *, now: object = NOT_READ, names: dict | None = None
+) -> dict | None:
     """Where PJ `pk` stands in the fight going on, for its player's sheet: whose turn it is,
-    whether it is this PJ's, or next, or after whom it comes; None with no fight on."""
-    now = selectors.fight_now(campaign=campaign)
+    whether it is this PJ's, or next, or after whom it comes; None with no fight on.
+    `now` (the fight, or None) and `names` are read from the campaign when not given."""
+    if now is NOT_READ:
+        now = selectors.fight_now(campaign=campaign)
     if now is None or now.current_slot is None:
         return None
-    names = selectors.character_names(campaign=campaign)
+    if names is None:
+        names = selectors.character_names(campaign=campaign)
     mine = now.slot_of(pk)
     before = None
     if mine is not None and mine != now.current:

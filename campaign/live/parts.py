@@ -52,6 +52,16 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                 loaded["panels"] = cards.board_panels(campaign, characters)
             return loaded["panels"]
 
+        def campaign_wide() -> dict:
+            """What every sheet card of this change shares: the party's clock, the fight."""
+            if "wide" not in loaded:
+                loaded["wide"] = {
+                    "party": selectors.campaign_clock(campaign=campaign),
+                    "now": selectors.fight_now(campaign=campaign),
+                    "names": selectors.character_names(campaign=campaign),
+                }
+            return loaded["wide"]
+
         def gone(pk: int) -> str:
             return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
 
@@ -61,8 +71,11 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
             )
             context = {"campaign": campaign, "card": card, "common": True}
             if partial == "_card":
-                context["card"] = cards.sheet_card(campaign, in_play[pk], catalogue())
-                context["turn"] = cards.turn_for(campaign, pk)
+                wide = campaign_wide()
+                context["card"] = cards.sheet_card(
+                    campaign, in_play[pk], catalogue(), party=wide["party"]
+                )
+                context["turn"] = cards.turn_for(campaign, pk, now=wide["now"], names=wide["names"])
             return render_to_string(f"campaign/sheet/{partial}.html", context)
 
         found: dict[tuple, object] = {}

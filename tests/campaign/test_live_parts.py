@@ -80,3 +80,17 @@ def test_parts_are_rendered_in_the_language_asked(campaign, aiko):
 def test_an_unknown_part_is_an_error(campaign):
     with pytest.raises(ValueError):
         parts.render(campaign.pk, "es", [("secret",)])
+
+
+def test_many_sheet_cards_read_the_party_clock_and_the_fight_once(
+    campaign, aiko, kenji, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    mei = CharacterFactory(campaign=campaign, name="Mei")
+    with CaptureQueriesContext(connection) as one:
+        parts.render(campaign.pk, "es", [("own", aiko.pk)])
+
+    with django_assert_max_num_queries(len(one)):
+        parts.render(campaign.pk, "es", [("own", pk) for pk in (aiko.pk, kenji.pk, mei.pk)])
