@@ -236,7 +236,7 @@ def fight_now(*, campaign: Campaign):
         .values_list("seq", "event")
     )
     back = []
-    for seq, event in wide.iterator(chunk_size=100):
+    for seq, event in _newest_first(wide, batch=100):
         kind = event.get("kind")
         if kind == fight.KIND:
             if event.get("do") == "end":
@@ -249,6 +249,19 @@ def fight_now(*, campaign: Campaign):
         else:
             return None  # other time or a Descanso: no fight since
     return None
+
+
+def _newest_first(rows, *, batch: int):
+    """(seq, event) rows of `rows` (ordered by -seq), read `batch` at a time, each batch a
+    query of its own with LIMIT. Not QuerySet.iterator(): on PostgreSQL that is a cursor
+    WITH HOLD, which copies every row of the result when its transaction ends."""
+    before = None
+    while True:
+        found = list((rows if before is None else rows.filter(seq__lt=before))[:batch])
+        yield from found
+        if len(found) < batch:
+            return
+        before = found[-1][0]
 
 
 def current_round(*, campaign: Campaign, window: int = 200) -> int:

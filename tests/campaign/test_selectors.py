@@ -118,3 +118,18 @@ def test_the_pj_log_has_its_own_and_later_campaign_wide_events(campaign, aiko):
 
     assert kinds == ["start", "attributes", "time"]
     assert selectors.character_log(character=taro).last() == wide
+
+
+def test_the_newest_campaign_wide_events_are_read_in_batches_past_the_first(campaign):
+    from campaign.models import StateEvent
+    from campaign.selectors import _newest_first
+
+    StateEvent.objects.bulk_create(
+        StateEvent(campaign=campaign, seq=n, event={"kind": "time", "rounds": 1}, effects={})
+        for n in range(1, 251)
+    )
+    rows = StateEvent.objects.filter(campaign=campaign).order_by("-seq").values_list("seq", "event")
+
+    seqs = [seq for seq, _event in _newest_first(rows, batch=100)]
+
+    assert seqs == list(range(250, 0, -1))
