@@ -249,6 +249,9 @@ def party_event(
     if event.get("kind") not in ("time", "descanso"):
         raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
     with transaction.atomic():
+        lock(campaign)
+        if done := _tap_done(campaign, idempotency_key):
+            return done
         _no_fight_on(campaign)
         watchers = list(
             campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
@@ -298,6 +301,8 @@ def catch_up(
         raise ValidationError(_("Say how that time passed."), code="invalid")
     with transaction.atomic():
         campaign = lock(character.campaign)
+        if done := _tap_done(campaign, idempotency_key, first=":c0"):
+            return done
         snapshot = CharacterSnapshot.objects.get(character=character)
         gap = campaign_clock(campaign=campaign) - snapshot.state["clock"]
         if gap <= 0:
@@ -328,7 +333,7 @@ class RolledAll:
     "changed", "no_score" or "limit")."""
 
     records: list[StateEvent]
-    rolls: list[tuple[int, int]]
+    rolls: list[tuple[int, int | str] | None]
     left: int
     stopped: str
 
@@ -354,8 +359,7 @@ def checks_roll_all(
         campaign = lock(character.campaign)
         if idempotency_key and (done := _rolled_before(campaign, idempotency_key)):
             left = len(CharacterSnapshot.objects.get(character=character).state["pending"])
-            rolls = [(e.event["ts_roll"], scores[rules.CHECKS[e.event["check"]][0]]) for e in done]
-            return RolledAll(done, rolls, left, "")
+            return RolledAll(done, [_roll_of(e, scores) for e in done], left, "")
         records, rolls, stopped = [], [], ""
         state = CharacterSnapshot.objects.get(character=character).state
         if not state["pending"]:
@@ -412,6 +416,17 @@ def _rolled_before(campaign: Campaign, key: str) -> list[StateEvent]:
     return sorted(tap_of(event=first), key=lambda e: e.seq) if first is not None else []
 
 
+def _roll_of(event: StateEvent, scores: dict) -> tuple[int, int | str] | None:
+    """The die and score of a roll recorded before, for its toast; None for an event that
+    is no roll (a key a client made up), and "?" for a score the PJ no longer has."""
+    check = event.event.get("check")
+    if event.event.get("kind") != "save" or check not in rules.CHECKS:
+        return None
+    if not isinstance(event.event.get("ts_roll"), int):
+        return None
+    return event.event["ts_roll"], scores.get(rules.CHECKS[check][0], "?")
+
+
 def _changed_besides_the_roll(before: dict, after: dict) -> bool:
     """Whether a roll changed more than taking its own check off the list."""
     if [p["check"] for p in after["pending"]] != [p["check"] for p in before["pending"]][1:]:
@@ -453,8 +468,20 @@ def round_pass(
     R13, is never skipped), then the round. The events recorded, in order.
     """
     with transaction.atomic():
+        lock(campaign)
+        if done := _tap_done(campaign, idempotency_key):
+            return done
         _no_fight_on(campaign)
         return round_records(campaign=campaign, actor=actor, idempotency_key=idempotency_key)
+
+
+def _tap_done(campaign: Campaign, key: str, *, first: str = "") -> list[StateEvent]:
+    """The events a repeated tap recorded the first time, oldest first ([] when its first
+    event's key, `key` with the suffix `first`, is not taken). A tap of several events is
+    done once: a second one with the same key records nothing more, whatever its form says
+    now (other watch boxes, another way to catch up) or however the party moved on since."""
+    found = event_by_key(campaign=campaign, key=tap_key(key, first))
+    return sorted(tap_of(event=found), key=lambda e: e.seq) if found is not None else []
 
 
 def round_records(
