@@ -281,6 +281,7 @@ def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     names = selectors.character_names(campaign=campaign)
     before = selectors.fight_now(campaign=campaign)
+    seen = campaign.last_seq
     try:
         records = services.fight_pass(
             campaign=campaign,
@@ -290,6 +291,10 @@ def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 409, slot="fight-error")
+    if before is None or all(record.seq <= seen for record in records):
+        # A repeated tap (its key recorded before this page's request): the pass it
+        # recorded then, told as it is; the fight may have moved on, or ended, since.
+        return party_done(request, campaign, [event_summary(record) for record in records])
     return party_done(request, campaign, [_pass_toast(records, before, names, campaign)])
 
 
