@@ -21,12 +21,12 @@ from ..forms import (
     CampaignForm,
     CatalogueEntryForm,
     CharacterForm,
-    SessionEndForm,
     SessionStartForm,
     add_service_error,
     scores_in_order,
 )
 from ..models import Campaign, CatalogueEntry, Character
+from .history import RECAP_MAX
 
 
 def _data(request: HttpRequest):
@@ -291,14 +291,21 @@ def session_start(request: HttpRequest, slug: str) -> HttpResponse:
 def session_end(request: HttpRequest, slug: str) -> HttpResponse:
     """End the open game session, with an optional recap."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    form = SessionEndForm(request.POST)
     session = selectors.open_session(campaign=campaign)
     if session is None:
         messages.error(request, _("There is no open session to end."))
         return _back(request, campaign)
-    form.is_valid()  # the recap is free text: always valid
+    # The recap as the session's page takes it (history.session_recap): free text without
+    # NUL (PostgreSQL refuses it), of at most RECAP_MAX characters.
+    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
+    if len(recap) > RECAP_MAX:
+        messages.error(
+            request,
+            _("The recap is too long: %(max)s characters at most.") % {"max": f"{RECAP_MAX:,}"},
+        )
+        return _back(request, campaign)
     try:
-        services.session_end(session=session, recap=form.cleaned_data.get("recap") or "")
+        services.session_end(session=session, recap=recap)
     except ValidationError as err:
         for message in err.messages:
             messages.error(request, message)
