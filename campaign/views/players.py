@@ -149,6 +149,8 @@ def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             _("%(player)s no longer plays %(name)s. You can invite someone else.")
             % {"player": player.get_username(), "name": character.name},
         )
+    else:  # another tab took the player back first, or there never was one
+        messages.error(request, _("%(name)s has no player to remove.") % {"name": character.name})
     return redirect(reverse("players", args=[campaign.slug]) + f"#pj-{character.pk}")
 
 
