@@ -44,6 +44,11 @@ class Row:
         return whole(number) if kind == "npc" else None
 
 
+def _name(text: str | None) -> str:
+    """A name as typed, its spaces tidied, without NUL (PostgreSQL refuses it in jsonb)."""
+    return " ".join((text or "").replace("\x00", "").split())
+
+
 def _rows_from(request: HttpRequest) -> list[Row]:
     slots = request.POST.getlist("slot")[: fight.SLOTS_MAX + 1]
     names = request.POST.getlist("name")
@@ -51,7 +56,7 @@ def _rows_from(request: HttpRequest) -> list[Row]:
     return [
         Row(
             slot,
-            " ".join((names[i] if i < len(names) else "").split())[: fight.NAME_MAX * 2],
+            _name(names[i] if i < len(names) else "")[: fight.NAME_MAX * 2],
             (inits[i] if i < len(inits) else "").strip()[:12],
         )
         for i, slot in enumerate(slots)
@@ -121,7 +126,7 @@ def _move(
                 return _("Choose a PJ in play who is not in the order yet.")
             rows.append(Row(chosen, "", init))
         else:
-            name = " ".join((request.POST.get("new_name") or "").split())
+            name = _name(request.POST.get("new_name"))
             if not name and not init:
                 return ""  # nothing typed to add (Enter in another field): the page as it is
             if not name:
