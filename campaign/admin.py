@@ -11,6 +11,7 @@ import rules
 from rules import RuleError
 
 from . import services
+from .forms import AdminLoginForm
 from .models import (
     Campaign,
     CatalogueEntry,
@@ -21,6 +22,9 @@ from .models import (
     Membership,
     StateEvent,
 )
+
+# The admin's login checks the username's length too (forms.AdminLoginForm).
+admin.site.login_form = AdminLoginForm
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -7,9 +7,11 @@ which turn taps into events, live in campaign/taps.py).
 import re
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import BaseUserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -414,3 +416,24 @@ class AccountForm(BaseUserCreationForm):
                 code="unique",
             )
         return username
+
+
+def _username_length_checked(form: forms.Form) -> None:
+    """Django's login forms set the username's max_length after making the field, so only
+    the widget gets it, never a check: a longer name went on to authenticate(), where
+    SQLite finds the any-case lookup's LIKE pattern too long and django-axes' record of the
+    failure overflows PostgreSQL's varchar(255) (a 500 either way)."""
+    field = form.fields["username"]
+    field.validators.append(MaxLengthValidator(field.max_length))
+
+
+class LoginForm(AuthenticationForm):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _username_length_checked(self)
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        _username_length_checked(self)

@@ -16,7 +16,7 @@ from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods
 
 from .. import selectors
-from ..forms import AccountForm
+from ..forms import AccountForm, LoginForm
 
 
 class LoginView(auth_views.LoginView):
@@ -24,6 +24,7 @@ class LoginView(auth_views.LoginView):
     to run) lands on that PJ's sheet instead of the list of campaigns."""
 
     redirect_authenticated_user = True
+    authentication_form = LoginForm
 
     def get_redirect_url(self) -> str:
         # "Next: the home page" (a visitor who opened the app's address) says nothing more
