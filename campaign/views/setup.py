@@ -7,7 +7,7 @@ redirect; bad input re-renders the form with its errors and writes nothing.
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -256,10 +256,11 @@ def catalogue_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def _back(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """To the page the form came from, when it is on this site; else to the board."""
     target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
+    # A path of this site only: redirect() would take "0" or "board" for a view's name.
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return redirect(target)
+        return HttpResponseRedirect(target)
     return redirect("board", slug=campaign.slug)
 
 
