@@ -92,6 +92,8 @@ def _move(
 ) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
+    if doing not in ("up", "down", "drop", "sort", "add"):
+        return _("Unknown action.")  # no button of the page sends it
     i = whole(where)
     if doing in ("up", "down", "drop") and (i is None or i >= len(rows)):
         return _("That line is no longer in the order.")
