@@ -4,7 +4,10 @@ import uuid
 
 from django import template
 from django.middleware.csrf import get_token
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
 from campaign import cards
 
@@ -34,6 +37,98 @@ def form_key() -> str:
     """A hidden idempotency key, fresh for each rendered form: a double tap sends the same
     key twice and the second is recorded as nothing."""
     return mark_safe(f'<input type="hidden" name="key" value="{uuid.uuid4().hex}">')  # noqa: S308
+
+
+@register.simple_tag(takes_context=True)
+def box_control(context, row, box) -> str:
+    """One E.Alt box of a board card: a submit button of the card's form, or, when the grade
+    needs a choice first (box.ask), a link that opens the chooser.
+
+    Written here rather than as template markup: a heavy board has 120 boxes, and in the
+    template each of their dozen values was a node resolved and escaped one by one."""
+    pk = context["pk"]
+    classes = "box" + (" marked" if box.marked else "") + (" active" if box.active else "")
+    common = format_html(
+        'data-shortcut-type="{}" data-shortcut-grade="{}" aria-label="{} {}" title="{}: {}"',
+        row.type,
+        box.grade,
+        row.label,
+        box.label.lower(),
+        box.label,
+        box.state_word,
+    )
+    if box.ask:
+        url = reverse("ask", args=[context["campaign"].slug, pk, box.ask])
+        href = f"{url}?grade={box.grade}"
+        return format_html(
+            '<a class="{}" role="button" href="{}" hx-get="{}" hx-target="#pj-{}-ask" '
+            'hx-swap="innerHTML" {}>{}</a>',
+            classes,
+            href,
+            href,
+            pk,
+            common,
+            box.initial,
+        )
+    return format_html(
+        '<button type="submit" class="{}" name="type_grade" value="{}:{}" {}>{}</button>',
+        classes,
+        row.type,
+        box.grade,
+        common,
+        box.initial,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def chip_item(context, chip, shows_effect: bool = False) -> str:
+    """An E.Esp or Afección chip of a board card, with its × (remove) and ocultar/mostrar
+    (secret) forms; `shows_effect` writes the chip's text out (a disease's or poison's
+    phase, which a tablet cannot hover). Written here for the reason box_control is."""
+    pk = context["pk"]
+    fields = form_fields(context)
+    target = f"#pj-{pk}"
+    secret = format_html(' <span class="chip-secret">{}</span>', _("secret")) if chip.secret else ""
+    effect = ""
+    if shows_effect and chip.effect:
+        effect = format_html('<span class="chip-effect">{}</span>', chip.effect)
+    forms = ""
+    if chip.removable:
+        act_url, secret_url = context["act_url"], context["secret_url"]
+        forms = format_html(
+            '<form method="post" action="{}" hx-post="{}" hx-target="{}" hx-swap="outerHTML">'
+            '{}<input type="hidden" name="action" value="special">'
+            '<input type="hidden" name="on" value="0">'
+            '<input type="hidden" name="name" value="{}">'
+            '<button type="submit" class="chip-button" aria-label="{}">×</button></form>'
+            '<form method="post" action="{}" hx-post="{}" hx-target="{}" hx-swap="outerHTML">'
+            '{}<input type="hidden" name="name" value="{}">'
+            '<input type="hidden" name="hide" value="{}">'
+            '<button type="submit" class="chip-button" aria-label="{}">{}</button></form>',
+            act_url,
+            act_url,
+            target,
+            fields,
+            chip.name,
+            chip.remove_label,
+            secret_url,
+            secret_url,
+            target,
+            form_fields(context),
+            chip.name,
+            "0" if chip.secret else "1",
+            chip.secret_label,
+            chip.secret_word,
+        )
+    return format_html(
+        '<li class="chip{}" title="{}"><span class="chip-name">{}</span>{}{}{}</li>',
+        " is-secret" if chip.secret else "",
+        chip.effect,
+        chip.label,
+        secret,
+        effect,
+        forms,
+    )
 
 
 @register.filter
