@@ -58,6 +58,26 @@ class ImportResult:
         )
 
 
+def _nul_place(document: object) -> str | None:
+    """Where `document` holds a NUL character, in a text or a key (its first place, as the
+    checks name places: "characters[0].name"), or None."""
+    stack = [(document, "")]
+    while stack:
+        value, here = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return here or "?"
+        elif isinstance(value, dict):
+            items = [(f"{here}.{k}" if here else str(k), k, v) for k, v in value.items()]
+            for place, key, _v in items:
+                if isinstance(key, str) and "\x00" in key:
+                    return place
+            stack.extend((v, place) for place, _k, v in reversed(items))
+        elif isinstance(value, list):
+            stack.extend((v, f"{here}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
 def campaign_import(
     data: bytes | str,
     *,
@@ -79,6 +99,12 @@ def campaign_import(
     """
     document = backup_parse(data)
     backup = backup_check(document)
+    if (place := _nul_place(document)) is not None:
+        # PostgreSQL refuses it in a text; SQLite would keep it: refused on either alike.
+        raise BackupError(
+            _("%(place)s holds a NUL character (\\u0000), which no text here may hold.")
+            % {"place": place}
+        )
     if name.strip():
         backup.name = checked_name({"name": name}, "name", "", NAME_MAX)
     notes: list[str] = []
