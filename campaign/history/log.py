@@ -7,6 +7,7 @@ the campaign-wide ones, with the names the DJ keeps secret taken out.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -333,12 +334,19 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
                 _("%(attribute)s modifier %(old)s → %(new)s")
                 % {"attribute": key, "old": cards.signed(old), "new": cards.signed(value)}
             )
-    checks_before = {p["check"] for p in before["pending"]}
-    checks_after = {p["check"] for p in after["pending"]}
-    for check in sorted(checks_after - checks_before):
-        out.append(_("New check: %(check)s") % {"check": texts.check_text(check, code)["label"]})
-    for check in sorted(checks_before - checks_after):
-        out.append(_("Check done: %(check)s") % {"check": texts.check_text(check, code)["label"]})
+    # Counted, not just named: a pile of one check grows and shrinks one at a time.
+    checks_before = Counter(p["check"] for p in before["pending"])
+    checks_after = Counter(p["check"] for p in after["pending"])
+    for check in sorted(checks_before | checks_after):
+        label = texts.check_text(check, code)["label"]
+        was, now = checks_before[check], checks_after[check]
+        if now > was:
+            words = _("New check: %(check)s") % {"check": label}
+        elif now < was:
+            words = _("Check done: %(check)s") % {"check": label}
+        else:
+            continue
+        out.append(words if max(was, now) == 1 else f"{words} (×{was} → ×{now})")
     if before["can_act"] != after["can_act"]:
         out.append(_("Can act again") if after["can_act"] else _("Can no longer act"))
     return out

@@ -12,7 +12,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 import rules
@@ -203,7 +205,19 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
         return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
     after_write(campaign)
     toasts = [event_summary(r, roll=roll) for r, roll in zip(done.records, done.rolls, strict=True)]
-    toast = {**toasts[-1], "before": toasts[:-1], "note": roll_all_note(done, character)}
+    # One line for the tap, the dice in it (the clock bar shows two lines): each roll is in
+    # Últimos eventos and the history; the toast's trail is the last roll's, what it changed.
+    dice = ", ".join(str(die) for die, _score in done.rolls)
+    summary = ngettext(
+        "Roll them all: %(n)s roll (1d6 = %(dice)s against %(score)s)",
+        "Roll them all: %(n)s rolls (1d6 = %(dice)s against %(score)s)",
+        len(done.rolls),
+    ) % {"n": len(done.rolls), "dice": dice, "score": done.rolls[-1][1]}
+    toast = {
+        **toasts[-1],
+        "title": format_html("{}: {}", character.name, summary),
+        "note": roll_all_note(done, character),
+    }
     if not request.htmx:
         for t in toasts:
             messages.success(request, t["text"])
@@ -220,10 +234,7 @@ def roll_all_note(done: services.RolledAll, character: Character) -> str:
     if not done.left:
         return ""
     words = {
-        "changed": _(
-            "Stopped: that roll changed %(name)s, so the next checks may mean "
-            "something else. %(left)s still to roll."
-        ),
+        "changed": _("Stopped: the last roll changed %(name)s. %(left)s still to roll."),
         "no_score": _("Stopped: %(name)s has no score for the next check. %(left)s still to roll."),
         "limit": _("Stopped after %(max)s rolls. %(left)s still to roll: tap again."),
     }

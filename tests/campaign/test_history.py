@@ -518,3 +518,5 @@ def test_the_history_lists_the_ten_newest_sessions_and_pages_back(client, campai
     assert "Paso 2" in older and "Paso 1" in older and "Paso 3" not in older
     assert 'href="?antes=' not in older and "Últimas sesiones" in older
     assert "No hay sesiones anteriores" in none
+    filtered = client.get(url, {"pj": "1", "tipo": "shock"}).content.decode()
+    assert 'href="?antes=3&amp;' in filtered and "tipo=shock" in filtered.split("?antes=3")[1]

@@ -1,6 +1,8 @@
 """Tirar todas: a PJ's pending checks rolled in one tap, each roll its own event, stopping
 at the first roll that changes the PJ."""
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -139,3 +141,35 @@ def test_rolling_them_all_with_nothing_pending_says_why_on_the_card(client, dj, 
     assert answer.status_code == 422
     assert "Aiko no tiene tiradas pendientes." in answer.content.decode()
     assert not StateEvent.objects.filter(idempotency_key__contains="tap-2").exists()
+
+
+def test_the_toast_says_the_whole_tap_in_one_line(client, dj, piled):
+    client.force_login(dj)
+    url = reverse("act", args=[piled.campaign.slug, piled.pk])
+
+    html = client.post(url, {"action": "roll_all", "key": "tap-3"}, headers=HX).content.decode()
+
+    assert re.search(r"Aiko: Tirar todas: \d tiradas? \(1d6 = [1-6](, [1-6])* contra 3\)", html)
+
+
+def test_no_tirar_todas_is_offered_when_the_first_check_has_no_score(client, dj, kenji):
+    kenji.attributes = {"FUE": 5}
+    kenji.save()
+    record(kenji, kind="suffer", type="shock", grade="grave")
+    record(kenji, kind="turn_end")
+    record(kenji, kind="turn_end")
+    client.force_login(dj)
+
+    html = client.get(reverse("board", args=[kenji.campaign.slug])).content.decode()
+
+    assert "×2" in html and "Tirar todas" not in html
+
+
+def test_an_event_that_grows_a_pile_says_so_on_its_page(client, dj, aiko):
+    record(aiko, kind="suffer", type="shock", grade="grave")
+    record(aiko, kind="turn_end")
+    second = record(aiko, kind="turn_end")
+    client.force_login(dj)
+
+    html = client.get(reverse("event_detail", args=[aiko.campaign.slug, second.seq])).content
+    assert "(×1 → ×2)" in html.decode()
