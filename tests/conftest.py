@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -84,3 +85,12 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
 def fast_password_hashing(settings):
     """PBKDF2 is slow on purpose; the tests only need hashes that check."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def no_language_left_behind():
+    """Each test starts in the site's language. A management command run by a test
+    (call_command) deactivates translations for its run and, when none was active before,
+    leaves them off: later tests in the same thread would speak the msgids (English)."""
+    yield
+    translation.deactivate()
