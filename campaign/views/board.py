@@ -207,17 +207,20 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
     toasts = [event_summary(r, roll=roll) for r, roll in zip(done.records, done.rolls, strict=True)]
     # One line for the tap, the dice in it (the clock bar shows two lines): each roll is in
     # Últimos eventos and the history; the toast's trail is the last roll's, what it changed.
-    dice = ", ".join(str(die) for die, _score in done.rolls)
-    summary = ngettext(
-        "Roll them all: %(n)s roll (1d6 = %(dice)s against %(score)s)",
-        "Roll them all: %(n)s rolls (1d6 = %(dice)s against %(score)s)",
-        len(done.rolls),
-    ) % {"n": len(done.rolls), "dice": dice, "score": done.rolls[-1][1]}
-    toast = {
-        **toasts[-1],
-        "title": format_html("{}: {}", character.name, summary),
-        "note": roll_all_note(done, character),
-    }
+    toast = {**toasts[-1], "note": roll_all_note(done, character)}
+    # A repeated tap's first events may hold no roll (a key a client made up): no die.
+    known = [roll for roll in done.rolls if roll is not None]
+    if known:
+        summary = ngettext(
+            "Roll them all: %(n)s roll (1d6 = %(dice)s against %(score)s)",
+            "Roll them all: %(n)s rolls (1d6 = %(dice)s against %(score)s)",
+            len(known),
+        ) % {
+            "n": len(known),
+            "dice": ", ".join(str(die) for die, _score in known),
+            "score": known[-1][1],
+        }
+        toast["title"] = format_html("{}: {}", character.name, summary)
     if not request.htmx:
         for t in toasts:
             messages.success(request, t["text"])
