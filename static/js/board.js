@@ -119,6 +119,26 @@
     if (card && card.classList.contains("pj-card")) afterCardSwap(card);
   });
 
+  // -- a tap keeps its card where it was on the screen -------------------------------------
+  // Replacing the card under the finger (and the clock bar's new toast above it) let the
+  // browser's scroll anchoring jump the page at phone width, often to its bottom: after
+  // the answer settles, the page scrolls back by however far the tapped card moved.
+  let anchor = null;
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    const elt = event.detail.elt;
+    const card = elt && elt.closest ? elt.closest("article.pj-card") : null;
+    anchor = card ? { id: card.id, top: card.getBoundingClientRect().top } : null;
+  });
+  document.body.addEventListener("htmx:afterSettle", () => {
+    if (!anchor) return;
+    const card = document.getElementById(anchor.id);
+    if (card) window.scrollBy(0, card.getBoundingClientRect().top - anchor.top);
+  });
+  document.body.addEventListener("htmx:afterRequest", () => {
+    const was = anchor;
+    setTimeout(() => { if (anchor === was) anchor = null; }, 1000);
+  });
+
   // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
   function keepClearOfBar() {
     const bar = document.getElementById("clockbar");

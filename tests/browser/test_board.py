@@ -323,3 +323,24 @@ def test_a_pile_of_checks_is_rolled_in_one_tap(browser, app_url, table, width):
     )
     assert page.evaluate("window.__noReload") is True
     screenshot(page, f"board-pile-rolled-{width}")
+
+
+def test_a_tap_at_phone_width_keeps_the_tapped_card_where_it_was(browser, app_url, table):
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, locale="es-ES", has_touch=True, is_mobile=True
+    )
+    log_in(context, app_url, table["dj"])
+    page = context.new_page()
+    page.goto(table["url"])
+    mei = card(page, "Mei")
+    button = mei.get_by_role("button", name="Fin de turno")
+    button.scroll_into_view_if_needed()
+    before = mei.bounding_box()["y"]
+
+    mei.get_by_role("button", name="Heridas leve").tap()
+    expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
+    page.wait_for_timeout(500)  # the settle, and any late scroll
+
+    after = card(page, "Mei").bounding_box()["y"]
+    screenshot(page, "board-tap-kept-360")
+    assert abs(after - before) < 40, (before, after)
