@@ -5,6 +5,7 @@ at commit it tells PostgreSQL's listeners (NOTIFY) and this process's hub. Live 
 that cursor, so the database is the only source of change.
 """
 
+import os
 from functools import partial
 
 from django.db import connection, transaction
@@ -35,7 +36,7 @@ def change_record(
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pg_notify(%s, %s)",
-                [hub.CHANNEL, f"{campaign.pk}:{campaign.change_cursor}"],
+                [hub.CHANNEL, f"{campaign.pk}:{campaign.change_cursor}:{os.getpid()}"],
             )
     told = hub.Change(
         campaign.change_cursor,

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import os
 import threading
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -430,7 +431,11 @@ class Hub:
                     self.listening, delay = True, BACKOFF[0]
                     self.wake.set()  # whatever committed while nobody listened
                     async for notify in listener.notifies():
-                        campaign_id, _, cursor = notify.payload.partition(":")
+                        campaign_id, cursor, *writer = notify.payload.split(":")
+                        if writer and int(writer[0]) == os.getpid():
+                            # This process's own write: its commit hands the change over
+                            # (changed), and a read woken by the NOTIFY could come first.
+                            continue
                         self.poke(int(campaign_id), int(cursor))
             except Exception as error:
                 log.warning("live: LISTEN connection lost (%s); polling until it is back", error)
