@@ -484,6 +484,19 @@ def _tap_done(campaign: Campaign, key: str, *, first: str = "") -> list[StateEve
     return sorted(tap_of(event=found), key=lambda e: e.seq) if found is not None else []
 
 
+def turn_end_record(
+    *, campaign: Campaign, character: Character, actor: AbstractBaseUser | None, key: str
+) -> StateEvent:
+    """A PJ's turn end as one step of a tap (a round, a fight's pass): keyed ":t<pk>"."""
+    return event_record(
+        campaign=campaign,
+        character=character,
+        event={"kind": "turn_end"},
+        actor=actor,
+        idempotency_key=tap_key(key, f":t{character.pk}"),
+    )
+
+
 def round_records(
     *,
     campaign: Campaign,
@@ -495,13 +508,7 @@ def round_records(
     (turn_end_missing), then one round of time, keyed as one tap (the round's own key is
     `idempotency_key` plus `suffix`)."""
     records = [
-        event_record(
-            campaign=campaign,
-            character=character,
-            event={"kind": "turn_end"},
-            actor=actor,
-            idempotency_key=tap_key(idempotency_key, f":t{character.pk}"),
-        )
+        turn_end_record(campaign=campaign, character=character, actor=actor, key=idempotency_key)
         for character in turn_end_missing(campaign=campaign)
     ]
     records.append(

@@ -14,7 +14,7 @@ from .. import fight as fights
 from ..models import Campaign, StateEvent
 from ..selectors import event_by_key, fight_now, in_play_ids
 from .changes import lock
-from .events import event_record, round_records, tap_key
+from .events import event_record, round_records, turn_end_record
 
 
 def fight_start(
@@ -95,12 +95,8 @@ def fight_pass(
             character = campaign.characters.select_related("snapshot").get(pk=slot.pj)
             lost = not character.snapshot.state["can_act"]
             records.append(
-                event_record(
-                    campaign=campaign,
-                    character=character,
-                    event={"kind": "turn_end"},
-                    actor=actor,
-                    idempotency_key=tap_key(idempotency_key, f":t{character.pk}"),
+                turn_end_record(
+                    campaign=campaign, character=character, actor=actor, key=idempotency_key
                 )
             )
         records.append(
