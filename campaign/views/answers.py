@@ -22,12 +22,10 @@ AFTER_ACTION = "campaign/board/after_action.html"
 def board_context(request: HttpRequest, campaign: Campaign) -> dict:
     characters = selectors.board_characters(campaign=campaign)
     catalogue = selectors.catalogue_by_name(campaign=campaign)
+    clock = party_clock(characters)
     return {
         **board_panels(campaign, characters),
-        "cards": [
-            board_card(campaign, c, catalogue, party_clock=party_clock(characters))
-            for c in characters
-        ],
+        "cards": [board_card(campaign, c, catalogue, party_clock=clock) for c in characters],
         "session": selectors.open_session(campaign=campaign),
     }
 

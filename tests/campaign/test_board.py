@@ -1117,6 +1117,38 @@ def test_an_abatimiento_under_an_active_emocion_grave_has_its_own_text(dj_client
     ), html
 
 
+def test_each_card_shows_its_own_emotion_cause_in_the_pages_language(
+    dj_client, campaign, aiko, kenji, settings
+):
+    # An active E.Alt's text is rendered once and kept (templates/campaign/card/_ealt.html):
+    # the same Emoción grave with another cause, or in another language, is its own text.
+    for pj, cause in ((aiko, "el oni"), (kenji, "la tormenta")):
+        act(
+            dj_client,
+            campaign,
+            pj,
+            action="suffer",
+            type="emocion",
+            grade="grave",
+            variant="terror",
+            cause=cause,
+        )
+    url = reverse("board", args=["kiso"])
+
+    spanish = dj_client.get(url).content.decode()
+    dj_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    english = dj_client.get(url).content.decode()
+
+    def cause_of(html, pj):
+        card = html.split(f'id="pj-{pj.pk}"')[1].split("</article>")[0]
+        return re.search(r'class="ealt-cause">([^<]*)<', card).group(1)
+
+    assert cause_of(spanish, aiko) == "Causa: el oni"
+    assert cause_of(spanish, kenji) == "Causa: la tormenta"
+    assert cause_of(english, aiko) == "Cause: el oni"
+    assert "Termina:" in spanish and "Termina:" not in english and "Ends:" in english
+
+
 def test_deshacer_leaves_a_pjs_scores_set_on_its_page(dj_client, campaign, aiko):
     services.event_record(
         campaign=campaign, character=aiko, event={"kind": "attributes", "scores": {"FUE": 4}}
