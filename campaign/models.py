@@ -11,6 +11,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+import rules
+
 
 class Campaign(models.Model):
     name = models.CharField(_("name"), max_length=100)
@@ -261,6 +263,18 @@ class StateEvent(models.Model):
         return self.void_at is not None
 
 
+class StateField(models.JSONField):
+    """A PJ's rules state, kept in the database in its packed form (rules.packed): a pile of
+    unrolled checks is a count, not a list, so a state stays small however long the log.
+    Python always sees the state as rules.apply gives it."""
+
+    def get_prep_value(self, value):
+        return super().get_prep_value(rules.packed(value))
+
+    def from_db_value(self, value, expression, connection):
+        return rules.unpacked(super().from_db_value(value, expression, connection))
+
+
 class CharacterSnapshot(models.Model):
     """A PJ's current state: its log folded up to `seq`."""
 
@@ -268,7 +282,7 @@ class CharacterSnapshot(models.Model):
         Character, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
     )
     # The engine's full state (rules.initial_state() shape, "engine" key included).
-    state = models.JSONField()
+    state = StateField()
     seq = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -287,7 +301,7 @@ class EventSnapshot(models.Model):
     character = models.ForeignKey(
         Character, on_delete=models.CASCADE, related_name="event_snapshots"
     )
-    state = models.JSONField()
+    state = StateField()
     # The event's seq, kept here too: "a PJ's last state before #n" is then read by walking
     # an index back from n, however long the log (set by whoever writes the snapshot).
     seq = models.PositiveIntegerField()

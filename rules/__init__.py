@@ -51,6 +51,65 @@ def public_state(state: dict) -> dict:
     return {k: v for k, v in state.items() if k != ENGINE_KEY}
 
 
+# A pending check's letter in a packed state (the checks of rules.vocab.CHECKS).
+CHECK_LETTERS = {
+    "heridas_leve_descanso": "l",
+    "heridas_grave_infeccion": "i",
+    "heridas_persistente_recuperacion": "p",
+    "shock_grave_fin_turno": "t",
+    "sin_descanso": "s",
+    "esfuerzo_prolongado": "e",
+}
+_LETTER_CHECKS = {letter: name for name, letter in CHECK_LETTERS.items()}
+
+
+def packed(state: dict) -> dict:
+    """The form a stored state is kept in: its pending checks as one letter each.
+
+    The engine's pile of checks is a string, a letter a check, oldest first ("isisis": a
+    day's infection check and lack of rest, three days running), and the public `pending`
+    list (the same checks, with what CHECKS says of each) is left out: a year of unrolled
+    checks costs a few hundred bytes, not fifty thousand. `unpacked` gives the state back as
+    it was; a value that is not a whole stored state is returned as it is.
+    """
+    engine = state.get(ENGINE_KEY) if isinstance(state, dict) else None
+    if not isinstance(engine, dict) or not isinstance(engine.get("pending"), list):
+        return state
+    letters = []
+    for p in engine["pending"]:
+        if (
+            not isinstance(p, dict)
+            or p.get("check") not in CHECK_LETTERS
+            or _check(p["check"]) != p
+        ):
+            return state  # not the engine's own pile: kept word for word
+        letters.append(CHECK_LETTERS[p["check"]])
+    kept = {k: v for k, v in state.items() if k not in ("pending", ENGINE_KEY)}
+    kept[ENGINE_KEY] = {**engine, "pending": "".join(letters)}
+    return kept
+
+
+def unpacked(stored: dict) -> dict:
+    """A stored state as `apply` gave it, from its `packed` form (or as it is, if not one)."""
+    engine = stored.get(ENGINE_KEY) if isinstance(stored, dict) else None
+    if not isinstance(engine, dict) or "pending" in stored:
+        return stored
+    letters = engine.get("pending")
+    if not isinstance(letters, str) or not set(letters) <= _LETTER_CHECKS.keys():
+        return stored  # not a pile of known checks: from_engine refuses it as a bad state
+    pending = [_check(_LETTER_CHECKS[letter]) for letter in letters]
+    state = {k: v for k, v in stored.items() if k != ENGINE_KEY}
+    state["pending"] = [dict(p) for p in pending]
+    state[ENGINE_KEY] = {**engine, "pending": pending}
+    return state
+
+
+def _check(name: str) -> dict:
+    """A pending check as the state lists it: its name, attribute and whether optional."""
+    attribute, optional, _rule = CHECKS[name]
+    return {"check": name, "attribute": attribute, "optional": optional}
+
+
 def apply(
     state: dict | None, event: dict, options: dict | None = None
 ) -> tuple[dict, list[dict[str, Any]]]:
@@ -106,7 +165,9 @@ __all__ = [
     "apply",
     "initial_state",
     "normalize_options",
+    "packed",
     "public_state",
     "replay",
     "replay_trail",
+    "unpacked",
 ]
