@@ -190,6 +190,15 @@
       });
     });
   }
+  // Opened on a phone, the panel sits under its button in the bar: bring it into sight.
+  board.addEventListener("toggle", (event) => {
+    const menu = event.target;
+    if (!menu.matches || !menu.matches("details.menu") || !menu.open) return;
+    const panel = menu.querySelector(".menu-panel");
+    if (panel && panel.getBoundingClientRect().bottom > window.innerHeight) {
+      panel.scrollIntoView({ block: "nearest" });
+    }
+  }, true);
   function closeMenus(except) {
     board.querySelectorAll("details.menu[open]").forEach((menu) => {
       if (menu !== except) menu.open = false;
