@@ -289,3 +289,33 @@ def test_an_archived_pj_says_so_on_the_phone_and_comes_back_when_restored(browse
 
     expect(page.get_by_role("article", name="Aiko")).to_be_visible(timeout=5000)
     expect(page.get_by_role("heading", name="Aiko está archivado")).to_have_count(0)
+
+
+def test_three_invitations_fit_their_cards(browser, app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    for name in ("Aiko", "Kenji", "Ren"):
+        services.invitation_create(character=CharacterFactory(campaign=campaign, name=name), by=dj)
+    for width in (1280, PHONE["width"]):
+        context = browser.new_context(viewport={"width": width, "height": 900}, locale="es-ES")
+        log_in(context, app_url, dj)
+        page = context.new_page()
+        page.goto(f"{app_url}/c/kiso/jugadores/")
+        expect(page.locator(".invitation-code")).to_have_count(3)
+
+        assert page.locator(".player-row").count() == 3
+        # Nothing sticks out of its card: every descendant's right edge within the card's.
+        sticking = page.evaluate(
+            """() => [...document.querySelectorAll('.player-row')]
+                .flatMap((card) => {
+                  const edge = card.getBoundingClientRect().right;
+                  return [...card.querySelectorAll('*')]
+                    .filter((el) => el.getBoundingClientRect().right > edge + 0.5)
+                    .map((el) => `${el.tagName}.${el.className} ${
+                      Math.round(el.getBoundingClientRect().right - edge)}px`);
+                })"""
+        )
+        assert sticking == [], (width, sticking)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        screenshot(page, f"players-three-{width}")
+        context.close()
