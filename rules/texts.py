@@ -281,12 +281,12 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
         "es": {
             "label": "TS FUE: evitar infección",
             "fail": "Sufre Afección leve por infección.",
-            "success": "Hoy no hay infección.",
+            "success": "Esta vez no hay infección.",
         },
         "en": {
             "label": "Save FUE: resist infection",
             "fail": "Suffers Light Affliction from infection.",
-            "success": "No infection today.",
+            "success": "No infection this time.",
         },
     },
     "heridas_persistente_recuperacion": {
@@ -693,12 +693,24 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
 
 
 def chain(effects: list[dict[str, Any]], lang: str = "es") -> str:
-    """Join effect lines into an audit chain: "Sufre Shock Leve → R11 → Sufre Fatiga Leve"."""
-    parts: list[str] = []
-    previous = None
+    """Join effect lines into an audit chain: "Sufre Shock Leve → R11 → Sufre Fatiga Leve".
+
+    The same step repeated in a row is said once with its count: a Curación that drops
+    three piled infection checks reads "Ya no procede: TS FUE: evitar infección ×3".
+    """
+    steps: list[list] = []  # [rule, text, count]
     for effect in effects:
         rule = effect.get("rule") if isinstance(effect, dict) else None
         text = describe(effect, lang)
+        if steps and steps[-1][:2] == [rule, text]:
+            steps[-1][2] += 1
+        else:
+            steps.append([rule, text, 1])
+    parts: list[str] = []
+    previous = None
+    for rule, text, count in steps:
+        if count > 1:
+            text = f"{text} ×{count}"
         # Only R-numbers explain a step; "base" and "DJ" effects just follow with a bare arrow.
         # A rule named by the step before it is not named again: "R26 → A → B".
         if isinstance(rule, str) and _R_NUMBER.fullmatch(rule) and rule != previous:

@@ -111,10 +111,10 @@ def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
     log_in(phone, table["base"], table["mei"])
     sheet = phone.new_page()
     sheet.goto(f"{table['base']}/c/kiso/pj/{aiko.pk}/hoja/")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("Turno de Kenji · vas después de Oni")
+    expect(sheet.locator(".sheet-turn")).to_contain_text("Turno de Kenji · te toca después de Oni")
 
     pass_turn(page, "Turno de Oni")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("vas después", timeout=2000)
+    expect(sheet.locator(".sheet-turn")).to_contain_text("te toca a continuación", timeout=2000)
     # Aiko's turn: the one her Shock leve takes; she loses it.
     pass_turn(page, "Aiko no puede actuar: pierde el turno")
     expect(sheet.locator(".sheet-turn")).to_contain_text("Tu turno: no puedes actuar", timeout=2000)

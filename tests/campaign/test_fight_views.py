@@ -151,9 +151,10 @@ def test_the_players_sheet_says_whose_turn_and_when_theirs_comes(
     client.force_login(player)
     sheet = reverse("sheet", args=["kiso", joined.pk])
 
-    assert "Turno de Kenji · vas después de Oni" in client.get(sheet).content.decode()
+    assert "Turno de Kenji · te toca después de Oni" in client.get(sheet).content.decode()
     services.fight_pass(campaign=campaign)
-    assert "Turno de Oni · <strong>vas después</strong>" in client.get(sheet).content.decode()
+    page = client.get(sheet).content.decode()
+    assert "Turno de Oni · <strong>te toca a continuación</strong>" in page
     services.fight_pass(campaign=campaign)
     assert "<strong>Tu turno</strong>" in client.get(sheet).content.decode()
 

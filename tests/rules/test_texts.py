@@ -278,6 +278,22 @@ def test_chain_names_a_rule_once_for_the_steps_it_takes_in_a_row():
     )
 
 
+def test_chain_says_a_step_repeated_in_a_row_once_with_its_count():
+    dropped = {"rule": "R6", "change": "check_dropped", "check": "heridas_grave_infeccion"}
+    effects = [
+        {"rule": "R25", "change": "unmark", "type": "heridas", "grade": "grave"},
+        dropped,
+        dropped,
+        dropped,
+        {"rule": "R6", "change": "check_dropped", "check": "sin_descanso"},
+    ]
+    assert chain(effects) == (
+        "→ R25 → Desmarca Heridas Grave → R6 → Ya no procede: TS FUE: evitar infección ×3"
+        " → Ya no procede: TS VOL: día sin Descanso"
+    )
+    assert chain([dropped, {"rule": "base", "change": "nothing"}, dropped]).count("×") == 0
+
+
 def test_chain_does_not_show_base_or_gm_as_steps():
     effects = [
         {"rule": "DJ", "change": "special_on", "name": "derribado"},
