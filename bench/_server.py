@@ -6,6 +6,8 @@ the throwaway PostgreSQL cluster they run on is bench/_pg.py's.
 
 from __future__ import annotations
 
+import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -15,6 +17,23 @@ from pathlib import Path
 from _pg import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def server_env(database_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a benchmark's app, as production runs it: DEBUG off (no query
+    log), a real key (BENCH_SECRET_KEY, else a fresh one) shared by the benchmark's own
+    process and its server, loopback only, quiet logs; `extra` added on top."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "LOG_LEVEL": "WARNING",
+        **extra,
+    }
 
 
 def start_server(

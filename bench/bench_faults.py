@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from _pg import throwaway_postgresql  # noqa: E402
-from _server import start_server, stop  # noqa: E402
+from _server import server_env, start_server, stop  # noqa: E402
 from bench_live import csrf_token, setup_data  # noqa: E402
 
 CLIENTS = int(os.environ.get("CLIENTS", "4"))
@@ -265,19 +265,9 @@ def log_problems() -> tuple[list[str], dict]:
 
 
 def run_one(database_url: str, label: str, static_root: str) -> int:
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "LOG_LEVEL": "WARNING",
-        # The board's pages need the collected static files (their manifest), as `make
-        # run` serves them with DEBUG off.
-        "STATIC_ROOT": static_root,
-    }
+    # The board's pages need the collected static files (their manifest), as `make run`
+    # serves them with DEBUG off.
+    env = server_env(database_url, STATIC_ROOT=static_root)
     os.environ.update(env)
     table = setup_data()
     from django.core.management import call_command

@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _pg import throwaway_postgresql  # noqa: E402
-from _server import start_server, stop  # noqa: E402
+from _server import server_env, start_server, stop  # noqa: E402
 
 PJ = 8
 TAPS = int(os.environ.get("TAPS", "20"))
@@ -685,18 +685,8 @@ def run_one(database_url: str, label: str, taps: bool, soak_too: bool) -> int:
     """With `taps` the three tap lines (judged on the default database, SQLite; reported
     elsewhere, where only a lost change fails), then with `soak_too` the five tables."""
     judged = database_url.startswith("sqlite")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        # As in production: DEBUG off (no query log), a real key shared with the server.
-        "DEBUG": "false",
-        "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONWARNINGS": "ignore:No directory at",  # WhiteNoise: no collectstatic here
-    }
+    # WhiteNoise warns of the static root: the streams need no collectstatic.
+    env = server_env(database_url, PYTHONWARNINGS="ignore:No directory at")
     os.environ.update(env)
     table = setup_data()
     ok = tap_lines(env, table, label, judged) if taps else True
