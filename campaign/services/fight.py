@@ -50,7 +50,9 @@ def fight_order(
     idempotency_key: str = "",
 ) -> StateEvent:
     """Change the order of the fight going on. Whose turn it is stays theirs; if they left
-    the order, the turn goes to the next one of the round still in it."""
+    the order, the turn goes to the next one of the round still in it; if nobody still to
+    act this round is in it, the round passes (as after its last turn) and the first of the
+    new order has the next round's first turn. Returns the order's event."""
     with transaction.atomic():
         campaign = lock(campaign)
         if (done := _done(campaign, idempotency_key)) is not None:
@@ -58,18 +60,22 @@ def fight_order(
         now = _fight_as_seen(campaign, expected)
         keys = [s.key for s in order]
         still = [s.key for s in now.order[now.current :] if s.key in keys]
-        current = keys.index(still[0]) if still else min(now.current, len(order) - 1)
-        return event_record(
+        record = event_record(
             campaign=campaign,
             event={
                 "kind": fights.KIND,
                 "do": "order",
                 "order": [s.as_event() for s in order],
-                "current": current,
+                "current": keys.index(still[0]) if still else 0,
             },
             actor=actor,
             idempotency_key=idempotency_key,
         )
+        if not still:
+            round_records(
+                campaign=campaign, actor=actor, idempotency_key=idempotency_key, suffix=":c1"
+            )
+        return record
 
 
 def fight_pass(

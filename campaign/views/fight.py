@@ -263,10 +263,17 @@ def _record_order(
             idempotency_key=idempotency_key(request),
         )
         after = selectors.fight_now(campaign=campaign)
+        changed = (
+            _("The turn order is changed: %(name)s's turn.")
+            if after.round == now.round
+            else _(
+                "The turn order is changed. Nobody left in it had yet to act this round, "
+                "so round %(round)s begins: %(name)s's turn."
+            )
+        )
         messages.success(
             request,
-            _("The turn order is changed: %(name)s's turn.")
-            % {"name": fight.slot_name(after.current_slot, names)},
+            changed % {"name": fight.slot_name(after.current_slot, names), "round": after.round},
         )
         to_come = {s.key for s in now.order[now.current + 1 :]}
         skipped = [s for s in after.order[: after.current] if s.key in to_come]

@@ -134,6 +134,28 @@ def test_leaving_the_order_gives_the_turn_to_whoever_takes_the_place(campaign, f
     assert now(campaign).current_slot.pj == kenji.pk
 
 
+def test_the_last_turn_of_the_round_leaving_passes_the_round(campaign, fight, aiko, ren, dj):
+    for _ in range(4):
+        services.fight_pass(campaign=campaign)  # ... to Ren, the round's last
+    assert now(campaign).current_slot.pj == ren.pk
+    kept = [s for s in fight if s.pj != ren.pk]  # Ren leaves: nobody is left to act
+
+    services.fight_order(
+        campaign=campaign, order=kept, expected=now(campaign).token, idempotency_key="k"
+    )
+
+    # Not the Bandido again, who has had its turn: round 2, the first one's turn.
+    on = now(campaign)
+    assert (on.round, on.current_slot.pj) == (2, aiko.pk)
+    assert state(ren)["clock"] == state(aiko)["clock"] == 6
+    # One tap: Deshacer takes the order change and the round back together.
+    latest = selectors.latest_event(campaign=campaign)
+    services.events_void(events=selectors.tap_of(event=latest), reason="undo")
+    on = now(campaign)
+    assert (on.round, on.current_slot.pj) == (1, ren.pk)
+    assert state(ren)["clock"] == 0
+
+
 def test_the_end_leaves_the_order_in_the_history(campaign, fight, dj, aiko):
     services.fight_pass(campaign=campaign)
     services.fight_end(campaign=campaign, expected=now(campaign).token)

@@ -214,6 +214,22 @@ def test_the_order_page_says_whose_turn_and_the_change_says_who_has_it(
     assert "El orden de turnos ha cambiado: turno de Kenji." in done.content.decode()
 
 
+def test_taking_out_the_last_one_to_act_says_the_round_begins(dj_client, campaign, aiko, kenji):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    services.fight_pass(campaign=campaign)  # Kenji's turn, the round's last
+
+    done = dj_client.post(
+        setup_url(), {**rows((f"pj:{aiko.pk}", "", "")), "turn": "1:1"}, follow=True
+    )
+
+    assert (
+        "No quedaba en él nadie por actuar en esta ronda, así que empieza la ronda 2: "
+        "turno de Aiko." in done.content.decode()
+    )
+    on = selectors.fight_now(campaign=campaign)
+    assert (on.round, on.current_slot.pj) == (2, aiko.pk)
+
+
 @pytest.mark.parametrize(
     ("name", "data"),
     [
