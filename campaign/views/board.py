@@ -212,14 +212,10 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
     known = [roll for roll in done.rolls if roll is not None]
     if known:
         summary = ngettext(
-            "Roll them all: %(n)s roll (1d6 = %(dice)s against %(score)s)",
-            "Roll them all: %(n)s rolls (1d6 = %(dice)s against %(score)s)",
+            "Roll them all: %(n)s roll (1d6 = %(dice)s)",
+            "Roll them all: %(n)s rolls (1d6 = %(dice)s)",
             len(known),
-        ) % {
-            "n": len(known),
-            "dice": ", ".join(str(die) for die, _score in known),
-            "score": known[-1][1],
-        }
+        ) % {"n": len(known), "dice": dice_words(known)}
         toast["title"] = format_html("{}: {}", character.name, summary)
     if not request.htmx:
         for t in toasts:
@@ -229,6 +225,21 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
         return redirect("board", slug=campaign.slug)
     return with_cursor(
         card_answer(request, campaign, character, toast=toast), campaign, covers=[character.pk]
+    )
+
+
+def dice_words(rolls: list[tuple[int, int]]) -> str:
+    """(die, score) rolls in order, each run against one score said once: a pile of TS FUE
+    then one of TS VOL reads "3, 2 contra 6; 1, 5 contra 2"."""
+    runs: list[tuple[int, list[int]]] = []
+    for die, score in rolls:
+        if runs and runs[-1][0] == score:
+            runs[-1][1].append(die)
+        else:
+            runs.append((score, [die]))
+    return "; ".join(
+        _("%(dice)s against %(score)s") % {"dice": ", ".join(map(str, dice)), "score": score}
+        for score, dice in runs
     )
 
 

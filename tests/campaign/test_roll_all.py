@@ -152,6 +152,15 @@ def test_the_toast_says_the_whole_tap_in_one_line(client, dj, piled):
     assert re.search(r"Aiko: Tirar todas: \d tiradas? \(1d6 = [1-6](, [1-6])* contra 3\)", html)
 
 
+def test_the_toast_says_each_die_against_its_own_score():
+    from campaign.views.board import dice_words
+
+    rolls = [(3, 6), (2, 6), (2, 6), (1, 2), (2, 2), (6, 2), (4, 6)]
+
+    assert dice_words(rolls) == "3, 2, 2 contra 6; 1, 2, 6 contra 2; 4 contra 6"
+    assert dice_words([(5, 3)]) == "5 contra 3"
+
+
 def test_no_tirar_todas_is_offered_when_the_first_check_has_no_score(client, dj, kenji):
     kenji.attributes = {"FUE": 5}
     kenji.save()
