@@ -548,6 +548,7 @@ def event_void(
                 code="already_void",
             )
         touched = characters_touched(event=event)
+        party_before = campaign_clock(campaign=campaign)
         options = campaign.rule_options()
         changed_events: dict[int, StateEvent] = {}
         refusals = []
@@ -569,7 +570,12 @@ def event_void(
         event.void_by = actor
         event.void_reason = reason
         event.save(update_fields=["void_at", "void_by", "void_reason"])
-        change_record(campaign=campaign, kind=CampaignChange.Kind.VOID, character=event.character)
+        # A PJ's time taken back can move the party's clock: then every card's "behind" (and
+        # every sheet's clock line) changes with it, as when that time was recorded.
+        news_for = event.character
+        if news_for is not None and campaign_clock(campaign=campaign) != party_before:
+            news_for = None
+        change_record(campaign=campaign, kind=CampaignChange.Kind.VOID, character=news_for)
     return event
 
 

@@ -54,6 +54,22 @@ def test_a_pj_gone_ahead_leaves_the_others_behind_on_every_board(browser, app_ur
     expect(card(page, "Aiko").locator(".behind")).to_have_count(0)
 
 
+def test_deshacer_of_a_pj_gone_ahead_clears_behind_on_every_board(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    other = open_board(browser, app_url, table)
+    card(page, "Kenji").locator("details.more summary").click()
+    card(page, "Kenji").get_by_label("Reposo (en calma), minutos").fill("5")
+    card(page, "Kenji").get_by_role("button", name="Reposar").click()
+    expect(card(other, "Aiko").locator(".behind")).to_contain_text("5 min por detrás")
+    other.evaluate("window.__noReload = true")  # a reload would lose it
+
+    page.get_by_role("button", name="Deshacer").click()
+
+    for board in (page, other):
+        expect(card(board, "Aiko").locator(".behind")).to_have_count(0)
+    assert other.evaluate("window.__noReload") is True  # live, in place
+
+
 def test_pj_keeping_watch_stay_awake_through_party_rest_and_descanso(browser, app_url, table):
     record(table, "Aiko", FATIGA_LEVE)
     record(table, "Kenji", FATIGA_LEVE)

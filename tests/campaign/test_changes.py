@@ -42,6 +42,26 @@ def test_a_campaign_wide_event_is_a_change_of_every_card(campaign, aiko, kenji):
 
 
 @pytest.mark.django_db
+def test_a_void_that_moves_the_partys_clock_is_a_change_of_every_card(campaign, aiko, kenji):
+    # Aiko alone goes 10 h ahead: every card says how far behind it is (a change of all).
+    ahead = services.event_record(
+        campaign=campaign, character=aiko, event={"kind": "time", "hours": 10}
+    )
+    assert changes(campaign)[-1][1:] == ("event", None)
+    blow = services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "shock", "grade": "leve"},
+    )
+
+    services.event_void(event=blow)  # the party's clock stays: Aiko's card only
+    assert changes(campaign)[-1][1:] == ("void", "Aiko")
+    services.event_void(event=ahead)  # Aiko is back with the party: every card again
+
+    assert changes(campaign)[-1][1:] == ("void", None)
+
+
+@pytest.mark.django_db
 def test_a_refused_event_and_a_repeated_key_change_nothing(campaign, aiko):
     services.event_record(
         campaign=campaign, character=aiko, event={"kind": "time", "minutes": 1}, idempotency_key="k"
