@@ -267,11 +267,29 @@
       if (slot !== target && slot.firstElementChild) closeAsk(slot);
     });
   });
+  // On a wide screen the clock bar stays at the top of the window: what is brought into
+  // sight lands below it (app.css: scroll-margin-top from --bar).
+  function barHeight() {
+    const bar = document.getElementById("clockbar");
+    const sticky = bar && getComputedStyle(bar).position === "sticky";
+    document.documentElement.style.setProperty("--bar", (sticky ? bar.offsetHeight : 0) + "px");
+  }
+  barHeight();
+  window.addEventListener("resize", barHeight);
   document.body.addEventListener("htmx:afterSwap", (event) => {
+    barHeight();
     const target = event.detail.target;
     if (target && target.classList && target.classList.contains("ask-slot") && target.firstElementChild) {
       target.scrollIntoView({ block: "nearest" });
     }
+  });
+  // A tap refused on its card: the reason, at the card's top, is brought into sight.
+  document.body.addEventListener("htmx:afterSettle", (event) => {
+    const elt = event.detail.elt;
+    const card = elt && elt.closest ? elt.closest("article.pj-card") : null;
+    if (!card || !event.detail.xhr || event.detail.xhr.status < 400) return;
+    const error = card.querySelector(".card-error");
+    if (error) error.scrollIntoView({ block: "nearest" });
   });
 
   const help = document.getElementById("help");

@@ -492,3 +492,31 @@ def test_a_fresh_board_has_nothing_to_undo(browser, app_url, table):
     expect(page.get_by_role("button", name="Deshacer")).to_have_attribute(
         "title", re.compile(r"Aiko: Heridas Leve")
     )
+
+
+def test_a_refusal_on_a_card_shows_below_the_clock_bar(browser, app_url, table):
+    for type_ in ("heridas", "fatiga", "shock"):  # a tall card, as in play
+        services.event_record(
+            campaign=table["campaign"],
+            character=table["party"]["Aiko"],
+            event={"kind": "suffer", "type": type_, "grade": "leve"},
+        )
+    page = open_board(browser, app_url, table)
+    page.set_viewport_size({"width": 1280, "height": 700})
+    aiko = card(page, "Aiko")
+    # Scrolled so that the card's top sits under the clock bar, its boxes in sight.
+    page.evaluate(
+        """() => {
+          const card = document.querySelector("article.pj-card");
+          window.scrollTo(0, card.getBoundingClientRect().top + window.scrollY - 40);
+        }"""
+    )
+    aiko.get_by_role("button", name="Afección leve").click()
+    ask(page, "Aiko").get_by_role("button", name="Aplicar", exact=True).last.click()
+
+    error = aiko.locator(".card-error")
+    expect(error).to_be_visible()
+    expect(error).to_be_in_viewport()
+    bar = page.locator("#clockbar").bounding_box()
+    assert error.bounding_box()["y"] >= bar["y"] + bar["height"], (error.bounding_box(), bar)
+    screenshot(page, "board-refusal-below-bar")
