@@ -36,6 +36,7 @@ from .answers import (
     idempotency_key,
     with_cursor,
 )
+from .history import RECAP_MAX
 
 # The second taps: the choices each asks for (templates/campaign/board/ask/), and "More
 # actions".
@@ -67,6 +68,9 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
     context = board_context(request, campaign)
     # A refused "Empezar sesión" (setup.session_start): what was typed, and why, by its field.
     context["session_start"] = request.session.pop("session_start", None)
+    # A refused "Terminar sesión" (setup.session_end): the recap typed, and why.
+    context["session_end"] = request.session.pop("session_end", None)
+    context["recap_max"] = RECAP_MAX
     return render(request, TEMPLATE, context)
 
 

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -29,6 +30,16 @@ from ..reference import render_recap
 
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
 RECAP_MAX = 20_000
+
+
+def recap_posted(request: HttpRequest) -> tuple[str, str]:
+    """The recap a form sent, as a session keeps it (no NUL: PostgreSQL refuses it in a
+    text column; Unix line ends), and why it cannot be kept ("" when it can)."""
+    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
+    if len(recap) <= RECAP_MAX:
+        return recap, ""
+    most = number_format(RECAP_MAX, force_grouping=True)
+    return recap, _("The recap is too long: %(max)s characters at most.") % {"max": most}
 
 
 def _viewer(request: HttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
@@ -121,6 +132,8 @@ def session_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
         session=session,
         recap=render_recap(session.recap) if session.recap else "",
         recap_max=RECAP_MAX,
+        # A recap refused (session_recap): what was typed, and why, by its field.
+        recap_refused=request.session.pop("session_recap", None) if viewer.is_dj else None,
         active="history",
     )
     return render(request, "campaign/session.html", context)
@@ -134,13 +147,9 @@ def session_recap(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     if not viewer.is_dj:
         raise Http404("No such session.")
     session = _session(membership, number)
-    # No NUL: PostgreSQL refuses it in a text column.
-    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
-    if len(recap) > RECAP_MAX:
-        messages.error(
-            request,
-            _("The recap is too long: %(max)s characters at most.") % {"max": f"{RECAP_MAX:,}"},
-        )
+    recap, refused = recap_posted(request)
+    if refused:
+        request.session["session_recap"] = {"recap": recap, "error": refused}
     else:
         services.session_recap_set(session=session, recap=recap)
         messages.success(request, _("Recap saved."))

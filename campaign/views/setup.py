@@ -26,7 +26,7 @@ from ..forms import (
     scores_in_order,
 )
 from ..models import Campaign, CatalogueEntry, Character
-from .history import RECAP_MAX
+from .history import recap_posted
 
 
 def _data(request: HttpRequest):
@@ -296,14 +296,11 @@ def session_end(request: HttpRequest, slug: str) -> HttpResponse:
     if session is None:
         messages.error(request, _("There is no open session to end."))
         return _back(request, campaign)
-    # The recap as the session's page takes it (history.session_recap): free text without
-    # NUL (PostgreSQL refuses it), of at most RECAP_MAX characters.
-    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
-    if len(recap) > RECAP_MAX:
-        messages.error(
-            request,
-            _("The recap is too long: %(max)s characters at most.") % {"max": f"{RECAP_MAX:,}"},
-        )
+    # The recap as the session's page takes it (history.session_recap).
+    recap, refused = recap_posted(request)
+    if refused:
+        # Shown by the recap when the board comes back, the question open, nothing lost.
+        request.session["session_end"] = {"recap": recap, "error": refused}
         return _back(request, campaign)
     try:
         services.session_end(session=session, recap=recap)

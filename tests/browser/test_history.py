@@ -1,10 +1,12 @@
 """Session history in a real browser: the trail, an event's before and after, the recap,
 the end-of-session sheets in print, and a player's view on a phone."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
-from campaign import services
+from campaign import selectors, services
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -163,3 +165,41 @@ def test_one_long_word_typed_by_the_table_never_widens_a_page(browser, table):
                 assert aiko.evaluate("card => card.scrollWidth <= card.clientWidth"), viewport
                 aiko.screenshot(path=f"/tmp/zodiac-screenshots/long-cause-{viewport['width']}.png")
     screenshot(page, "event-long-word-1280")
+
+
+# Spanish groups thousands with a (non-breaking) space, as Django's es locale does.
+TOO_LONG = re.compile(r"^El resumen es demasiado largo: 20\s000 caracteres como máximo\.$")
+
+
+def fill_past_its_limit(page, field, text):
+    """What the field's maxlength would stop: a paste into an old browser, a script."""
+    field.evaluate("(el, text) => { el.removeAttribute('maxlength'); el.value = text; }", text)
+
+
+def test_a_recap_too_long_is_kept_with_the_reason_by_its_field(browser, table):
+    too_long = "Llegaron al paso. " * 1200  # 21,600 characters: past 20,000
+    services.session_start(campaign=table["aiko"].campaign, title="La vuelta")
+    page = page_for(browser, table, table["dj"])
+    page.goto(f"{table['base']}/c/kiso/")
+    page.get_by_text("Terminar sesión…").click()
+    recap = page.get_by_label("Resumen (opcional)")
+    assert recap.get_attribute("maxlength") == "20000"
+    fill_past_its_limit(page, recap, too_long)
+
+    page.get_by_role("button", name="Terminar la sesión 2").click()
+
+    recap = page.get_by_label("Resumen (opcional)")
+    expect(recap).to_be_visible()  # the question is open again
+    assert recap.input_value() == too_long.strip()  # nothing typed is lost
+    error = page.locator("#session-recap-error")
+    expect(error).to_have_text(TOO_LONG)
+    assert recap.get_attribute("aria-describedby") == "session-recap-error"
+    assert selectors.open_session(campaign=table["aiko"].campaign) is not None
+    screenshot(page, "session-end-too-long-1280")
+
+    page.goto(f"{table['base']}/c/kiso/sesion/1/")
+    field = page.get_by_label("Resumen (Markdown)")
+    fill_past_its_limit(page, field, too_long)
+    page.get_by_role("button", name="Guardar resumen").click()
+    expect(page.locator("#recap-error")).to_have_text(TOO_LONG)
+    assert page.get_by_label("Resumen (Markdown)").input_value() == too_long.strip()
