@@ -242,6 +242,13 @@
   // -- clicks ----------------------------------------------------------------------
   board.addEventListener("click", (event) => {
     let el = event.target.closest("[data-close-ask], [data-dismiss], [data-help]");
+    // The result line, clipped to the clock bar's last line: a tap on it opens it whole
+    // over the cards, and another closes it (its links and × keep their own work).
+    const line = !el && event.target.closest(".clockbar [data-toast]");
+    if (line && !event.target.closest("a, button")) {
+      line.classList.toggle("is-open");
+      return;
+    }
     if (!el) return;
     if (el.hasAttribute("data-close-ask")) {
       closeAsk(el.closest(".ask-slot"));

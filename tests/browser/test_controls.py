@@ -520,3 +520,27 @@ def test_a_refusal_on_a_card_shows_below_the_clock_bar(browser, app_url, table):
     bar = page.locator("#clockbar").bounding_box()
     assert error.bounding_box()["y"] >= bar["y"] + bar["height"], (error.bounding_box(), bar)
     screenshot(page, "board-refusal-below-bar")
+
+
+def test_a_clipped_result_line_opens_whole_on_a_tap(browser, app_url, table):
+    for name in ("Aiko", "Kenji"):  # a day raises checks for each: a long trail
+        services.event_record(
+            campaign=table["campaign"],
+            character=table["party"][name],
+            event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+        )
+    page = open_board(browser, app_url, table)
+    page.get_by_role("button", name="+1 día").click()
+    toast = page.locator("#toasts .toast")
+    expect(toast).to_contain_text("Kenji")
+    lines = toast.locator(".toast-lines")
+    assert lines.evaluate("el => el.scrollWidth > el.clientWidth")  # clipped to its line
+
+    toast.click()
+
+    expect(toast).to_have_class(re.compile(r"\bis-open\b"))
+    assert lines.evaluate("el => el.scrollWidth <= el.clientWidth")
+    expect(lines).to_contain_text("TS FUE: evitar infección")
+    screenshot(page, "board-toast-open-1280")
+    toast.click()
+    expect(toast).not_to_have_class(re.compile(r"\bis-open\b"))
