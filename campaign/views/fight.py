@@ -11,10 +11,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from .. import fight, selectors, services
+from .. import cards, fight, selectors, services
 from ..access import campaign_for_dj
 from ..history.words import event_summary
 from ..models import Campaign
@@ -304,7 +305,16 @@ def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
             idempotency_key=idempotency_key(request),
         )
     except ValidationError as err:
-        return party_refuse(request, campaign, " ".join(err.messages), 409, slot="fight-error")
+        # The turn had moved on (another tab's tap): the fight as it is now comes with it.
+        now = ""
+        if err.code == "stale":
+            panels = cards.board_panels(campaign, selectors.board_characters(campaign=campaign))
+            now = render_to_string(
+                "campaign/board/_fight.html", {**panels, "campaign": campaign, "oob": True}, request
+            )
+        return party_refuse(
+            request, campaign, " ".join(err.messages), 409, slot="fight-error", also=now
+        )
     if before is None or all(record.seq <= seen for record in records):
         # A repeated tap (its key recorded before this page's request): the pass it
         # recorded then, told as it is; the fight may have moved on, or ended, since.

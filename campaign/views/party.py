@@ -51,14 +51,22 @@ def _render_board_part(
 
 
 def party_refuse(
-    request: HttpRequest, campaign: Campaign, message: str, status: int, *, slot: str = "time-error"
+    request: HttpRequest,
+    campaign: Campaign,
+    message: str,
+    status: int,
+    *,
+    slot: str = "time-error",
+    also: str = "",
 ):
     """A refusal in the error line next to the control that was used (`slot`): the clock
-    bar's, "Otro tiempo…"'s or the void form's. Nothing else on the page changes."""
+    bar's, "Otro tiempo…"'s or the void form's. Nothing else on the page changes but what
+    `also` carries out of band (the fight as it is now, for a pass that came too late)."""
     if not request.htmx:
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
-    return reswap(retarget(HttpResponse(escape(message), status=status), f"#{slot}"), "innerHTML")
+    answer = HttpResponse(escape(message) + also, status=status)
+    return reswap(retarget(answer, f"#{slot}"), "innerHTML")
 
 
 def party_done(

@@ -223,6 +223,7 @@ def test_a_pass_from_a_tab_that_saw_another_turn_is_refused_in_words_that_stay(b
     second.locator('[data-shortcut="p"]').click()
     error = second.locator("#fight-error")
     expect(error).to_contain_text("El turno ya ha pasado mientras tanto")
+    now_is(second, 1, "Oni")  # the refusal brings the turn as it is, news or not
     second.evaluate("window.releaseNews()")
     now_is(second, 1, "Oni")
     second.wait_for_timeout(500)

@@ -129,6 +129,11 @@ def test_passing_the_turn_from_the_board_and_a_stale_tap(dj_client, campaign, ai
     assert stale.status_code == 409 and stale["HX-Retarget"] == "#fight-error"
     assert "El turno ya ha pasado" in stale.content.decode()
     assert selectors.fight_now(campaign=campaign).current == 1
+    # The tab that came too late gets the turn as it is now beside the reason.
+    fresh = re.search(
+        r'<div class="fight" id="fight" hx-swap-oob="true">.*', stale.content.decode(), re.S
+    )
+    assert fresh and "Turno de Oni" in fresh.group(0)
 
 
 def test_ending_the_fight_and_the_board_offers_a_new_one(dj_client, campaign, aiko):
