@@ -299,6 +299,17 @@
     if (error) error.scrollIntoView({ block: "nearest" });
   });
 
+  // A banner of this page's own last step ("La pelea empieza: turno de Oni") is old news
+  // once the table moves on: it goes with the first live change (errors stay).
+  function oldNews() {
+    document.querySelectorAll(".messages .message-success, .messages .message-info")
+      .forEach((message) => { message.remove(); });
+  }
+  document.addEventListener("zodiac:change", oldNews);
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    if (isPost(event) && event.detail.successful) oldNews();
+  });
+
   const help = document.getElementById("help");
   // The shortcuts need this script: their button shows only with it (app.css, .js).
   document.documentElement.classList.add("js");
@@ -327,7 +338,7 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {
-      const menu = board.querySelector("details.menu[open]");
+      const menu = board.querySelector("details.menu[open], details.confirm[open]");
       if (menu) {
         menu.open = false;
         menu.querySelector("summary").focus();

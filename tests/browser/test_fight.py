@@ -262,3 +262,23 @@ def test_a_second_tabs_start_page_never_overwrites_the_fight_started_meanwhile(b
     assert "Lobo" not in names and "Oni" in names
     second.get_by_role("button", name="Guardar el orden").last.click()  # now it changes it
     expect(second.locator("#fight")).to_contain_text("Combate · ronda 1")
+
+
+def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
+    first = board_page(browser, table)
+    start_fight(first)
+    banner = first.locator(".messages .message-success")
+    expect(banner).to_contain_text("turno de Kenji")
+
+    services.event_record(  # another tab's step, heard live
+        campaign=table["campaign"],
+        character=table["party"]["Ren"],
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+
+    expect(banner).to_have_count(0)
+    first.get_by_role("link", name="Cambiar orden").click()
+    first.get_by_role("button", name="Guardar el orden").click()
+    expect(banner).to_contain_text("El orden de turnos ha cambiado")
+    pass_turn(first, "Oni")  # the DJ's own next step
+    expect(banner).to_have_count(0)

@@ -104,3 +104,6 @@ def test_end_fight_asks_without_covering_the_time_bar(browser, table, width):
     screenshot(page, f"fight-end-{width}")
     summary.click(timeout=3000)
     expect(question).to_be_hidden()
+    summary.click()
+    page.keyboard.press("Escape")  # as Otro tiempo… closes
+    expect(question).to_be_hidden()
