@@ -708,6 +708,23 @@ def test_a_party_descanso(dj_client, campaign, aiko, kenji):
     assert character_state(character=kenji)["clock"] == 24 * 3600
 
 
+def test_a_party_descanso_with_pj_asleep_names_them_all_and_the_way_on(
+    dj_client, campaign, aiko, kenji
+):
+    for pj in (aiko, kenji):
+        services.event_record(campaign=campaign, character=pj, event={"kind": "sleep"})
+    count = StateEvent.objects.count()
+
+    response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
+
+    assert response.status_code == 422 and response["HX-Retarget"] == "#time-error"
+    assert response.content.decode() == (
+        "Aiko, Kenji ya duermen: despiértalos antes (Más acciones → Despertar), o deja pasar "
+        "8 horas con Otro tiempo… (su sueño sigue)."
+    )
+    assert StateEvent.objects.count() == count
+
+
 # -- undo and void ----------------------------------------------------------------------
 
 
