@@ -228,14 +228,19 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
         open_at = {t: (start, state["active"][t] if state else None) for t in TYPES}
         markers: list[Marker] = []
         specials = set(state["specials"]) if state else set()
+        kept_at = start  # the PJ's clock after its last event that still counts
         for s in rows:
             record = s.event
             at = s.state["clock"]
-            head = f"#{record.seq} · {when(at)} · {character.name}: "
             if record.void_at is not None:
+                # Where the PJ stood when it was recorded: the time a voided event moved the
+                # clock to never was (an undone 10 h of Reposo stretches nothing).
+                head = f"#{record.seq} · {when(kept_at)} · {character.name}: "
                 words = _("Voided: %(event)s") % {"event": _words(record, secret, for_player, code)}
-                markers.append(Marker("void", record.seq, at, head + words))
+                markers.append(Marker("void", record.seq, kept_at, head + words))
                 continue
+            kept_at = at
+            head = f"#{record.seq} · {when(at)} · {character.name}: "
             for t in TYPES:
                 grade = s.state["active"][t]
                 since, old = open_at[t]
@@ -267,7 +272,7 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
                 words = _words(record, secret, for_player, code)
                 variant = "success" if success else "failure"
                 markers.append(Marker("check", record.seq, at, head + words, variant))
-        end = max(s.state["clock"] for s in rows)
+        end = max((s.state["clock"] for s in live), default=start)
         lanes.append(Lane(character, start, end, segments, markers, open_at))
     lanes.sort(key=lambda lane: (lane.character.name.lower(), lane.character.pk))
     return lanes

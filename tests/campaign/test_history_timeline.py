@@ -133,6 +133,23 @@ def test_the_axis_runs_from_the_clock_before_the_session_to_its_last_event(table
     assert all(int(t.get("data-at")) % 300 == 0 for t in ticks)  # round times
 
 
+def test_time_taken_back_stretches_neither_the_axis_nor_its_lane(campaign, aiko, kenji):
+    record(campaign, kind="time", hours=8)
+    session = services.session_start(campaign=campaign)
+    record(campaign, aiko, kind="suffer", type="fatiga", grade="leve")
+    away = record(campaign, kenji, kind="time", hours=10)  # a slip, undone
+    services.event_void(event=away)
+    record(campaign, kind="time", minutes=30)  # 08:30
+    services.session_end(session=session)
+
+    root = parse(session_svg(session=session))
+
+    assert int(root.get("data-to")) == 8 * HOUR + 1800  # not 18:00, the undone 10 h
+    (void,) = markers(root, kenji, "void")
+    assert int(void.get("data-at")) <= 8 * HOUR + 1800
+    assert "Día 1 08:00 · Kenji: Anulado: +10 h" in title(void)
+
+
 def test_each_pj_has_a_lane_with_a_band_per_type_shaded_by_grade_over_time(table):
     root = parse(session_svg(session=table["session"]))
     aiko, kenji = table["aiko"], table["kenji"]
