@@ -407,6 +407,11 @@ class AccountForm(BaseUserCreationForm):
         )
         self.fields["password2"].help_text = _("The same password again.")
 
+    def validate_password_for_user(self, user, **kwargs) -> None:
+        """Django checks the password's rules on its confirmation; a weak password is said
+        by the password field, where it was chosen (a mismatch stays on the confirmation)."""
+        super().validate_password_for_user(user, password_field_name="password1")
+
     def clean_username(self) -> str:
         username = self.cleaned_data.get("username")
         users = get_user_model().objects

@@ -363,6 +363,18 @@ def test_an_empty_sign_up_says_which_field_each_error_is_about(client, db):
     assert not get_user_model().objects.exists()
 
 
+def test_a_password_too_weak_is_said_by_the_password_not_its_confirmation(client, db):
+    response = client.post(
+        reverse("signup"), {"username": "hana", "password1": "12345678", "password2": "12345678"}
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert re.search(r'<li><a href="#id_password1">Contraseña: [^<]*común', html), html
+    assert 'href="#id_password2"' not in html
+    assert not get_user_model().objects.exists()
+
+
 def test_a_wrong_login_says_the_username_ignores_case(client, db):
     UserFactory(username="hana")
 
