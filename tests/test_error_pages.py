@@ -33,6 +33,15 @@ def test_a_player_on_the_djs_board_meets_the_apps_404_in_spanish(seated):
     html = response.content.decode()
     looks_like_the_app(html)
     assert "Página no encontrada" in html and "Volver a tus campañas" in html
+    assert "¿Buscabas la hoja de tu PJ?" not in html  # a board's address: no sheet hint
+
+
+@override_settings(DEBUG=False)
+def test_a_sheet_not_found_asks_if_it_was_your_pjs(seated):
+    response = seated["client"].get(reverse("sheet", args=["kiso", 99999]))
+
+    assert response.status_code == 404
+    assert "¿Buscabas la hoja de tu PJ?" in response.content.decode()
 
 
 @override_settings(DEBUG=False)
