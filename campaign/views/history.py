@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import rules
 from rules.vocab import TYPES
@@ -205,15 +205,18 @@ def _already_void(request: HttpRequest, campaign: Campaign, event: StateEvent) -
     return redirect("event_detail", slug=campaign.slug, seq=event.seq)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required
 def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     """Void one event from its own page (any event of the log, however old), with a
-    reason. A refusal shows under the form; done, the page shows the event voided."""
+    reason. A refusal shows under the form; done, the page shows the event voided. The
+    address a refusal leaves in the address bar, opened again, is the event's page."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     event = history.event_for(campaign=campaign, viewer=history.Viewer(None), seq=seq)
     if event is None:
         raise Http404("No such event.")
+    if request.method == "GET":
+        return redirect("event_detail", slug=campaign.slug, seq=event.seq)
     if event.is_void:  # a second submit, or another tab: nothing to do
         return _already_void(request, campaign, event)
     typed = (request.POST.get("reason") or "")[: taps.VOID_REASON_MAX * 2]

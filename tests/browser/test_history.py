@@ -203,3 +203,19 @@ def test_a_recap_too_long_is_kept_with_the_reason_by_its_field(browser, table):
     page.get_by_role("button", name="Guardar resumen").click()
     expect(page.locator("#recap-error")).to_have_text(TOO_LONG)
     assert page.get_by_label("Resumen (Markdown)").input_value() == too_long.strip()
+
+
+def test_a_refused_voids_address_opened_again_is_the_events_page(browser, table):
+    page = page_for(browser, table, table["dj"])
+    page.goto(f"{table['base']}/c/kiso/historia/")
+    page.locator(".timeline-row", has_text="Fatiga Grave").get_by_role("link").first.click()
+    address = page.url
+    page.get_by_text("Anular este evento…").click()
+    fill_past_its_limit(page, page.get_by_label("¿Por qué?"), "x" * 5000)
+
+    page.get_by_role("button", name="Anular").click()
+
+    expect(page.locator("#void-error")).not_to_be_empty()
+    page.goto(page.url)  # the address the refusal left, opened again: the event's page
+    expect(page.get_by_role("heading", name="Justo antes")).to_be_visible()
+    assert page.url == address
