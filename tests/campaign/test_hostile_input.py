@@ -375,7 +375,11 @@ def page_messages(response) -> list[str]:
     body = response.content.decode("utf-8", "replace")
     if "<" not in body:
         return [text_of(body)] if body.strip() else []
-    found = [text_of(m) for _tag, m in _ALERT.findall(body)]
+    # An htmx refusal's text may come first, with parts out of band after it (a late pass
+    # brings the fight as it is now).
+    lead = body.split("<", 1)[0]
+    found = [text_of(lead)] if lead.strip() else []
+    found += [text_of(m) for _tag, m in _ALERT.findall(body)]
     found += [text_of(m) for m in _FLASH.findall(body)]
     found += [text_of(m) for _tag, m in _ERROR.findall(body)]
     if response.status_code in (400, 403, 404, 405) or "error-page" in body:
@@ -411,6 +415,20 @@ def party_refusal(slots):
     def check(response) -> None:
         shows_message(response, statuses={404, 409, 422})
         assert response["HX-Retarget"] in {f"#{s}" for s in slots}
+
+    return check
+
+
+def kept_refusal(to: str, key: str):
+    """Back to `to`, the reason and what was typed kept in the session (`key`) for the field
+    they are about."""
+
+    def check(response) -> None:
+        assert response.status_code == 302, response.status_code
+        assert response["Location"] == to
+        kept = response.wsgi_request.session.pop(key, None)
+        assert kept and kept["error"], "redirected without saying why"
+        assert_spanish(kept["error"])
 
     return check
 
@@ -1348,7 +1366,9 @@ def back_refusal(world: World):
         assert where == board(world) or (
             where.startswith("/") and not where.startswith(("//", "/\\"))
         ), where
-        typed = response.wsgi_request.session.pop("session_start", None)
+        # A refused title or recap waits in the session, with what was typed, for its field.
+        session = response.wsgi_request.session
+        typed = session.pop("session_start", None) or session.pop("session_end", None)
         said = [typed["error"]] if typed is not None else flashed(response)
         assert said, "redirected without saying why"
         for message in said:
@@ -2125,7 +2145,7 @@ ENDPOINTS = [
         "dj",
         lambda w: url("session_recap", "kiso", 1),
         recap_forms,
-        lambda w: flash_redirect(url("session_detail", "kiso", 1)),
+        lambda w: kept_refusal(url("session_detail", "kiso", 1), "session_recap"),
         valid=lambda w: st.just({"recap": "Resumen."}),
         foreign=lambda w: [
             url("session_recap", "kiso", 2),
