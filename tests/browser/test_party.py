@@ -39,13 +39,18 @@ def test_a_restored_pj_says_how_far_behind_it_is_and_is_brought_level(browser, a
     assert kenji.snapshot.state["engine"]["last_descanso"] == 8 * 3600
 
 
+def kenji_rests_alone(page, minutes: str) -> None:
+    """From Kenji's "Más acciones": minutes of Reposo for him alone, ahead of the party."""
+    card(page, "Kenji").locator("details.more summary").click()
+    card(page, "Kenji").get_by_label("Reposo (en calma), minutos").fill(minutes)
+    card(page, "Kenji").get_by_role("button", name="Reposar").click()
+
+
 def test_a_pj_gone_ahead_leaves_the_others_behind_on_every_board(browser, app_url, table):
     page = open_board(browser, app_url, table)
     other = open_board(browser, app_url, table)
 
-    card(page, "Kenji").locator("details.more summary").click()
-    card(page, "Kenji").get_by_label("Reposo (en calma), minutos").fill("5")
-    card(page, "Kenji").get_by_role("button", name="Reposar").click()
+    kenji_rests_alone(page, "5")
 
     for board in (page, other):
         expect(card(board, "Aiko").locator(".behind")).to_contain_text("5 min por detrás")
@@ -57,9 +62,7 @@ def test_a_pj_gone_ahead_leaves_the_others_behind_on_every_board(browser, app_ur
 def test_deshacer_of_a_pj_gone_ahead_clears_behind_on_every_board(browser, app_url, table):
     page = open_board(browser, app_url, table)
     other = open_board(browser, app_url, table)
-    card(page, "Kenji").locator("details.more summary").click()
-    card(page, "Kenji").get_by_label("Reposo (en calma), minutos").fill("5")
-    card(page, "Kenji").get_by_role("button", name="Reposar").click()
+    kenji_rests_alone(page, "5")
     expect(card(other, "Aiko").locator(".behind")).to_contain_text("5 min por detrás")
     other.evaluate("window.__noReload = true")  # a reload would lose it
 
