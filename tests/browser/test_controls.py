@@ -535,6 +535,9 @@ def test_a_clipped_result_line_opens_whole_on_a_tap(browser, app_url, table):
     expect(toast).to_contain_text("Kenji")
     lines = toast.locator(".toast-lines")
     assert lines.evaluate("el => el.scrollWidth > el.clientWidth")  # clipped to its line
+    page.wait_for_timeout(9500)  # the line stays until the next tap (or ×): no fading
+    expect(toast).to_be_visible()
+    assert toast.evaluate("el => getComputedStyle(el).opacity") == "1"
 
     toast.click()
 

@@ -107,3 +107,14 @@ def test_end_fight_asks_without_covering_the_time_bar(browser, table, width):
     summary.click()
     page.keyboard.press("Escape")  # as Otro tiempo… closes
     expect(question).to_be_hidden()
+
+
+def test_a_long_session_title_does_not_widen_the_phones_board(browser, table):
+    services.session_start(
+        campaign=table["campaign"], title="La llegada al puerto de Kiso en pleno invierno"
+    )
+    page = board(browser, table)
+
+    expect(page.locator(".session-title")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "narrow-session-title")
