@@ -209,11 +209,20 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
         return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
     after_write(campaign)
     toasts = [event_summary(r, roll=roll) for r, roll in zip(done.records, done.rolls, strict=True)]
-    # One line for the tap, the dice in it (the clock bar shows two lines): each roll is in
-    # Últimos eventos and the history; the toast's trail is the last roll's, what it changed.
-    toast = {**toasts[-1], "note": roll_all_note(done, character)}
-    # A repeated tap's first events may hold no roll (a key a client made up): no die.
-    known = [roll for roll in done.rolls if roll is not None]
+    # One line for the tap, the dice in it; then every roll's trail (the line opens whole on
+    # a tap), each also in Últimos eventos and the history.
+    toast = {
+        **toasts[-1],
+        "lines": [line for t in toasts for line in t["lines"]],
+        "note": roll_all_note(done, character),
+    }
+    # A repeated tap's first events may hold no roll (a key a client made up): no die. Each
+    # die is said against its check's attribute and score ("4 contra FUE 5").
+    known = [
+        (roll[0], f"{rules.CHECKS[record.event['check']][0]} {roll[1]}")
+        for record, roll in zip(done.records, done.rolls, strict=True)
+        if roll is not None
+    ]
     if known:
         summary = ngettext(
             "Roll them all: %(n)s roll (1d6 = %(dice)s)",
@@ -252,15 +261,16 @@ def roll_all_note(done: services.RolledAll, character: Character) -> str:
     if not done.left:
         return ""
     words = {
-        "changed": _("Stopped: the last roll changed %(name)s. %(left)s still to roll."),
-        "no_score": _("Stopped: %(name)s has no score for the next check. %(left)s still to roll."),
-        "limit": _("Stopped after %(max)s rolls. %(left)s still to roll: tap again."),
+        "changed": _("Stopped: the last roll changed %(name)s."),
+        "no_score": _("Stopped: %(name)s has no score for the next check."),
+        "limit": _("Stopped after %(max)s rolls: tap again."),
     }
-    return words.get(done.stopped, words["changed"]) % {
+    why = words.get(done.stopped, words["changed"]) % {
         "name": character.name,
-        "left": done.left,
         "max": services.ROLL_ALL_MAX,
     }
+    left = ngettext("%(left)s still to roll.", "%(left)s still to roll.", done.left)
+    return f"{why} {left % {'left': done.left}}"
 
 
 def _refuse(

@@ -149,16 +149,25 @@ def test_the_toast_says_the_whole_tap_in_one_line(client, dj, piled):
 
     html = client.post(url, {"action": "roll_all", "key": "tap-3"}, headers=HX).content.decode()
 
-    assert re.search(r"Aiko: Tirar todas: \d tiradas? \(1d6 = [1-6](, [1-6])* contra 3\)", html)
+    assert re.search(r"Aiko: Tirar todas: \d tiradas? \(1d6 = [1-6](, [1-6])* contra VOL 3\)", html)
 
 
 def test_the_toast_says_each_die_against_its_own_score():
     from campaign.views.board import dice_words
 
-    rolls = [(3, 6), (2, 6), (2, 6), (1, 2), (2, 2), (6, 2), (4, 6)]
+    fue, vol = "FUE 6", "VOL 2"
+    rolls = [(3, fue), (2, fue), (2, fue), (1, vol), (2, vol), (6, vol), (4, fue)]
 
-    assert dice_words(rolls) == "3, 2, 2 contra 6; 1, 2, 6 contra 2; 4 contra 6"
-    assert dice_words([(5, 3)]) == "5 contra 3"
+    assert dice_words(rolls) == "3, 2, 2 contra FUE 6; 1, 2, 6 contra VOL 2; 4 contra FUE 6"
+    assert dice_words([(5, "VOL 3")]) == "5 contra VOL 3"
+
+
+def test_a_stop_says_how_many_are_left_in_good_spanish(aiko):
+    from campaign.views.board import roll_all_note
+
+    for left, words in ((1, "Queda 1 por tirar."), (3, "Quedan 3 por tirar.")):
+        done = services.RolledAll([], [], left, "changed")
+        assert roll_all_note(done, aiko) == f"Parado: la última tirada cambió a Aiko. {words}"
 
 
 def test_no_tirar_todas_is_offered_when_the_first_check_has_no_score(client, dj, kenji):
