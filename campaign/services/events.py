@@ -245,7 +245,8 @@ def party_event(
 ) -> list[StateEvent]:
     """Time or a Descanso for the party, in one transaction, while the PJ in `watch` keep
     watch: they stay awake and get the same time as activity, with what that brings (a
-    Descanso's 8 hours, for a Descanso). The events recorded, the party's first."""
+    Descanso's 8 hours, for a Descanso). A PJ already asleep at a Descanso sleeps on: 8
+    hours of its sleep (resting, should it wake). The events recorded, the party's first."""
     if event.get("kind") not in ("time", "descanso"):
         raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
     with transaction.atomic():
@@ -256,13 +257,23 @@ def party_event(
         watchers = list(
             campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
         )
+        sleepers = []
+        if event["kind"] == "descanso":  # a Descanso of one asleep is no event of the rules
+            sleepers = list(
+                campaign.characters.filter(archived_at__isnull=True, snapshot__state__asleep=True)
+                .exclude(pk__in=watch)
+                .order_by("pk")
+            )
+            if set(in_play_ids(campaign=campaign)) <= {c.pk for c in watchers + sleepers}:
+                # Nobody awake to take it: the party's 8 hours are its sleep going on.
+                event, sleepers = {"kind": "time", "hours": 8, "activity": "reposo"}, []
         records = [
             event_record(
                 campaign=campaign,
                 event=event,
                 actor=actor,
                 idempotency_key=tap_key(idempotency_key, ""),
-                leave_out=frozenset(c.pk for c in watchers),
+                leave_out=frozenset(c.pk for c in watchers + sleepers),
             )
         ]
         if event["kind"] == "descanso":
@@ -278,6 +289,16 @@ def party_event(
                     event=awake,
                     actor=actor,
                     idempotency_key=tap_key(idempotency_key, f":w{watcher.pk}"),
+                )
+            )
+        for sleeper in sleepers:
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=sleeper,
+                    event={"kind": "time", "hours": 8, "activity": "reposo"},
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":s{sleeper.pk}"),
                 )
             )
     return records

@@ -12,7 +12,6 @@ from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
@@ -172,21 +171,7 @@ def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
-        message = _party_error(err)
-        if err.code == "asleep_already":  # every sleeper named, and what to do instead
-            asleep = [
-                c.name
-                for c in selectors.board_characters(campaign=campaign)
-                if c.snapshot.state["asleep"]
-            ]
-            message = ngettext(
-                "%(names)s is already asleep: wake them first (More actions → Wake up), or "
-                "let 8 hours pass with Other time… (their sleep goes on).",
-                "%(names)s are already asleep: wake them first (More actions → Wake up), or "
-                "let 8 hours pass with Other time… (their sleep goes on).",
-                len(asleep),
-            ) % {"names": ", ".join(asleep)}
-        return party_refuse(request, campaign, message, 422, slot=slot)
+        return party_refuse(request, campaign, _party_error(err), 422, slot=slot)
     return party_done(request, campaign, [event_summary(record) for record in records])
 
 

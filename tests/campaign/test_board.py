@@ -708,21 +708,40 @@ def test_a_party_descanso(dj_client, campaign, aiko, kenji):
     assert character_state(character=kenji)["clock"] == 24 * 3600
 
 
-def test_a_party_descanso_with_pj_asleep_names_them_all_and_the_way_on(
+def test_a_party_descanso_lets_those_already_asleep_sleep_on(dj_client, campaign, aiko, kenji):
+    dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
+    services.event_record(campaign=campaign, character=aiko, event={"kind": "sleep"})
+
+    response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
+
+    assert response.status_code == 200
+    assert events(campaign, character=None)[-1]["kind"] == "descanso"  # Kenji's
+    slept = events(campaign, character=aiko)[-1]
+    assert {k: slept[k] for k in ("kind", "hours", "activity")} == {
+        "kind": "time",
+        "hours": 8,
+        "activity": "reposo",
+    }
+    asleep, awake = character_state(character=aiko), character_state(character=kenji)
+    assert asleep["asleep"] and asleep["clock"] == awake["clock"] == 24 * 3600
+    kenji.snapshot.refresh_from_db()
+    assert kenji.snapshot.state["engine"]["last_descanso"] == 24 * 3600  # his Descanso
+
+
+def test_a_party_descanso_with_everyone_asleep_is_8_hours_of_their_sleep(
     dj_client, campaign, aiko, kenji
 ):
     for pj in (aiko, kenji):
         services.event_record(campaign=campaign, character=pj, event={"kind": "sleep"})
-    count = StateEvent.objects.count()
 
     response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
 
-    assert response.status_code == 422 and response["HX-Retarget"] == "#time-error"
-    assert response.content.decode() == (
-        "Aiko, Kenji ya duermen: despiértalos antes (Más acciones → Despertar), o deja pasar "
-        "8 horas con Otro tiempo… (su sueño sigue)."
-    )
-    assert StateEvent.objects.count() == count
+    assert response.status_code == 200
+    party = events(campaign, character=None)[-1]
+    assert (party["kind"], party["hours"], party["activity"]) == ("time", 8, "reposo")
+    for pj in (aiko, kenji):
+        state = character_state(character=pj)
+        assert state["asleep"] and state["clock"] == 8 * 3600
 
 
 # -- undo and void ----------------------------------------------------------------------
