@@ -264,8 +264,9 @@ class StateEvent(models.Model):
 
 
 class StateField(models.JSONField):
-    """A PJ's rules state, kept in the database in its packed form (rules.packed): a pile of
-    unrolled checks is a count, not a list, so a state stays small however long the log.
+    """A PJ's rules state, kept in the database in its packed form (rules.packed): each
+    pending check is one letter, not a listed object, so a state stays small however long
+    the log.
     Python always sees the state as rules.apply gives it."""
 
     def get_prep_value(self, value):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.engine import Char
+from rules.engine import Char, pending_check
 from rules.errors import MESSAGES, RuleError
 from rules.events import step
 from rules.state import action_modifier, public
@@ -80,7 +80,7 @@ def packed(state: dict) -> dict:
         if (
             not isinstance(p, dict)
             or p.get("check") not in CHECK_LETTERS
-            or _check(p["check"]) != p
+            or pending_check(p["check"]) != p
         ):
             return state  # not the engine's own pile: kept word for word
         letters.append(CHECK_LETTERS[p["check"]])
@@ -97,17 +97,11 @@ def unpacked(stored: dict) -> dict:
     letters = engine.get("pending")
     if not isinstance(letters, str) or not set(letters) <= _LETTER_CHECKS.keys():
         return stored  # not a pile of known checks: from_engine refuses it as a bad state
-    pending = [_check(_LETTER_CHECKS[letter]) for letter in letters]
+    pending = [pending_check(_LETTER_CHECKS[letter]) for letter in letters]
     state = {k: v for k, v in stored.items() if k != ENGINE_KEY}
     state["pending"] = [dict(p) for p in pending]
     state[ENGINE_KEY] = {**engine, "pending": pending}
     return state
-
-
-def _check(name: str) -> dict:
-    """A pending check as the state lists it: its name, attribute and whether optional."""
-    attribute, optional, _rule = CHECKS[name]
-    return {"check": name, "attribute": attribute, "optional": optional}
 
 
 def apply(

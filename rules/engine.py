@@ -200,10 +200,10 @@ class Char:
             self.emit(rule, "special_on", name=name)
 
     def raise_check(self, name: str) -> None:
-        attribute, optional, rule = CHECKS[name]
+        _attribute, optional, rule = CHECKS[name]
         if optional and any(p["check"] == name for p in self.pending):
             return  # fine print: an optional check already pending is not raised again
-        self.pending.append({"check": name, "attribute": attribute, "optional": optional})
+        self.pending.append(pending_check(name))
         self.emit(rule, "check_raised", check=name)
 
     def prune_checks(self) -> None:
@@ -223,6 +223,12 @@ class Char:
             else:
                 kept.append(p)
         self.pending = kept
+
+
+def pending_check(name: str) -> dict:
+    """A pending check as the state lists it: its name, attribute and whether optional."""
+    attribute, optional, _rule = CHECKS[name]
+    return {"check": name, "attribute": attribute, "optional": optional}
 
 
 def _copy_containers(d: dict) -> dict:

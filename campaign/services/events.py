@@ -235,6 +235,10 @@ def tap_key(key: str, suffix: str) -> str:
     return f"{key}{suffix}"[:100] if key else ""
 
 
+# A Descanso's 8 hours for a PJ already asleep: its sleep going on (resting, should it wake).
+SLEEP_ON = {"kind": "time", "hours": 8, "activity": "reposo"}
+
+
 def party_event(
     *,
     campaign: Campaign,
@@ -266,7 +270,7 @@ def party_event(
             )
             if set(in_play_ids(campaign=campaign)) <= {c.pk for c in watchers + sleepers}:
                 # Nobody awake to take it: the party's 8 hours are its sleep going on.
-                event, sleepers = {"kind": "time", "hours": 8, "activity": "reposo"}, []
+                event, sleepers = dict(SLEEP_ON), []
         records = [
             event_record(
                 campaign=campaign,
@@ -296,7 +300,7 @@ def party_event(
                 event_record(
                     campaign=campaign,
                     character=sleeper,
-                    event={"kind": "time", "hours": 8, "activity": "reposo"},
+                    event=dict(SLEEP_ON),
                     actor=actor,
                     idempotency_key=tap_key(idempotency_key, f":s{sleeper.pk}"),
                 )

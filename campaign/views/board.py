@@ -241,9 +241,9 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
     )
 
 
-def dice_words(rolls: list[tuple[int, int]]) -> str:
-    """(die, score) rolls in order, each run against one score said once: a pile of TS FUE
-    then one of TS VOL reads "3, 2 contra 6; 1, 5 contra 2"."""
+def dice_words(rolls: list[tuple[int, str]]) -> str:
+    """(die, "FUE 6") rolls in order, each run against one score said once: a pile of TS FUE
+    then one of TS VOL reads "3, 2 contra FUE 6; 1, 5 contra VOL 2"."""
     runs: list[tuple[int, list[int]]] = []
     for die, score in rolls:
         if runs and runs[-1][0] == score:
