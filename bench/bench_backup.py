@@ -57,7 +57,7 @@ from _log import folded_events  # noqa: E402
 
 import rules  # noqa: E402
 from campaign import backup, services  # noqa: E402
-from campaign.backup import campaign_import, export_chunks  # noqa: E402
+from campaign.backup import export_chunks  # noqa: E402
 from campaign.models import (  # noqa: E402
     Campaign,
     CharacterSnapshot,
@@ -65,6 +65,7 @@ from campaign.models import (  # noqa: E402
     GameSession,
     StateEvent,
 )
+from campaign.services.restore import campaign_import  # noqa: E402
 
 LOG_EVENTS = 50_000
 PARTY = 8

@@ -157,7 +157,7 @@ def build_heavy() -> tuple[Campaign, list, object]:
     from django.contrib.auth import get_user_model
 
     import rules
-    from campaign import fight
+    from campaign import turn_order
 
     dj = get_user_model().objects.create_user("heavy-dj", password="bench-password-1")
     campaign = services.campaign_create(name="Heavy", slug="heavy", dj=dj)
@@ -180,7 +180,7 @@ def build_heavy() -> tuple[Campaign, list, object]:
             except rules.RuleError:
                 refused += 1
         services.character_secrets_set(character=pj, add=["maldición del eco"], remove=())
-    order = [fight.Slot(pj=pj.pk, init=10 - n) for n, pj in enumerate(party)]
+    order = [turn_order.Slot(pj=pj.pk, init=10 - n) for n, pj in enumerate(party)]
     services.fight_start(campaign=campaign, order=order, actor=dj)
     assert not refused, f"{refused} heavy events refused"
     return campaign, party, dj

@@ -18,8 +18,9 @@ from django.utils.translation import gettext_lazy as _
 from rules.vocab import SCORES
 
 from . import backup
+from .limits import ROUND_SECONDS_MAX
 from .models import Campaign, CatalogueEntry, Character, GameSession
-from .services.campaigns import ROUND_SECONDS_MAX, catalogue_name_normalize
+from .services.campaigns import catalogue_name_normalize
 
 # The five attributes every PJ has, in the order of the sheet.
 MAIN_SCORES = SCORES

@@ -13,6 +13,10 @@ from django.utils.translation import gettext_lazy as _
 
 import rules
 
+# Event kinds set on the PJ page, not tapped at the table: Deshacer leaves them (edit the
+# PJ instead).
+NOT_UNDONE = ("attributes",)
+
 
 class Campaign(models.Model):
     name = models.CharField(_("name"), max_length=100)

@@ -1,6 +1,7 @@
 """Reads. They read snapshots and never fold the whole log (replays are history.replay's)."""
 
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -11,8 +12,9 @@ from django.utils.translation import gettext as _
 
 import rules
 
-from . import fight
+from . import turn_order
 from .models import (
+    NOT_UNDONE,
     Campaign,
     CatalogueEntry,
     Character,
@@ -169,10 +171,6 @@ def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
     )
 
 
-# Set on the PJ page, not tapped at the table: Deshacer leaves them (edit the PJ instead).
-NOT_UNDONE = ("attributes",)
-
-
 def latest_event(*, campaign: Campaign) -> StateEvent | None:
     """The newest event that is not void, nor a PJ's scores: what "Deshacer" would void."""
     return (
@@ -223,7 +221,7 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
 
 
 def fight_now(*, campaign: Campaign):
-    """The fight going on (campaign.fight.Fight), or None.
+    """The fight going on (campaign.turn_order.Fight), or None.
 
     While a fight is on, the campaign-wide events it adds are its own and the rounds its last
     turns pass (the party's other time is refused meanwhile), so the log is read back from
@@ -238,12 +236,12 @@ def fight_now(*, campaign: Campaign):
     back = []
     for seq, event in _newest_first(wide, batch=100):
         kind = event.get("kind")
-        if kind == fight.KIND:
+        if kind == turn_order.KIND:
             if event.get("do") == "end":
                 return None
             back.append((seq, event))
             if event.get("do") == "start":
-                return fight.fold(reversed(back))
+                return turn_order.fold(reversed(back))
         elif kind == "time" and "rounds" in event:
             back.append((seq, event))  # a round passed (in a fight, by its last turn)
         else:
@@ -449,3 +447,109 @@ def character_of(*, campaign: Campaign, pk: int) -> Character | None:
 def invitation_of(*, campaign: Campaign, pk: int) -> Invitation | None:
     """One of the campaign's invitations, with the PJ it is for, or None."""
     return Invitation.objects.select_related("character").filter(campaign=campaign, pk=pk).first()
+
+
+# -- screens: everything one screen shows, read at once, for campaign.present -------------
+
+
+@dataclass
+class BoardView:
+    """What the DJ's board shows: the PJ in play (by name, with their states), the
+    catalogue, the latest events, the fight going on, the round, the open session, and the
+    name of every PJ those mention."""
+
+    campaign: Campaign
+    characters: list[Character]
+    catalogue: dict[str, CatalogueEntry]
+    recent: list[StateEvent]
+    fight: turn_order.Fight | None
+    round: int
+    names: dict[int, str]
+    session: GameSession | None = None
+
+
+def board_view(
+    *, campaign: Campaign, session: bool = True, characters: list[Character] | None = None
+) -> BoardView:
+    """The board's data (`session`: whether to read the open session too; `characters`:
+    the PJ in play, when the caller has just read them)."""
+    if characters is None:
+        characters = board_characters(campaign=campaign)
+    recent = recent_events(campaign=campaign)
+    now = fight_now(campaign=campaign)
+    # The names the board holds already; the database only for a PJ it does not (one
+    # archived since a party event reached it, or in the fight's order).
+    names = {c.pk: c.name for c in characters}
+    names.update((e.character_id, e.character.name) for e in recent if e.character_id)
+    wanted = {int(pk) for e in recent if not e.character_id for pk in e.effects or {}}
+    if now is not None:
+        wanted.update(s.pj for s in now.order if s.pj is not None)
+    if not wanted <= set(names):
+        names = character_names(campaign=campaign)
+    return BoardView(
+        campaign=campaign,
+        characters=characters,
+        catalogue=catalogue_by_name(campaign=campaign),
+        recent=recent,
+        fight=now,
+        round=now.round if now is not None else current_round(campaign=campaign) + 1,
+        names=names,
+        session=open_session(campaign=campaign) if session else None,
+    )
+
+
+@dataclass
+class PartyNow:
+    """What every sheet of a campaign shares at one moment: the party's clock, the round,
+    the fight going on and (while one is on) the name of every PJ."""
+
+    clock: int
+    round: int
+    fight: turn_order.Fight | None
+    names: dict[int, str] = field(default_factory=dict)
+
+
+def party_now(*, campaign: Campaign) -> PartyNow:
+    now = fight_now(campaign=campaign)
+    return PartyNow(
+        clock=campaign_clock(campaign=campaign),
+        round=current_round(campaign=campaign) + 1,
+        fight=now,
+        names=character_names(campaign=campaign) if now is not None else {},
+    )
+
+
+@dataclass
+class SheetView:
+    """What a player's sheet shows: the PJ, the party's other PJ in play (when the campaign
+    lets players see them), the catalogue, and the party's moment."""
+
+    campaign: Campaign
+    character: Character
+    party: list[Character]
+    catalogue: dict[str, CatalogueEntry]
+    now: PartyNow
+
+
+def sheet_view(*, campaign: Campaign, character: Character) -> SheetView:
+    party = []
+    if campaign.players_see_party:
+        party = [c for c in board_characters(campaign=campaign) if c.pk != character.pk]
+    return SheetView(
+        campaign=campaign,
+        character=character,
+        party=party,
+        catalogue=catalogue_by_name(campaign=campaign),
+        now=party_now(campaign=campaign),
+    )
+
+
+def roster(*, campaign_id: int) -> tuple[dict[int, str], set[int]]:
+    """Every PJ's name by pk, and the pk of those in play: who a party event reached."""
+    names, in_play = {}, set()
+    rows = Character.objects.filter(campaign_id=campaign_id)
+    for pk, name, archived_at in rows.values_list("pk", "name", "archived_at"):
+        names[pk] = name
+        if archived_at is None:
+            in_play.add(pk)
+    return names, in_play

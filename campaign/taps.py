@@ -15,8 +15,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from rules.texts import SPECIALS
-from rules.vocab import ACTIVITIES, CHECKS, ESPECIFICOS, GRADES, TIME_UNITS, TYPES, VARIANTS
+from rules.vocab import (
+    ACTIVITIES,
+    CHECKS,
+    ESPECIFICOS,
+    GRADES,
+    MODIFIED_SCORES,
+    TIME_UNITS,
+    TYPES,
+    VARIANTS,
+)
 
+from .limits import TIME_MAX
 from .models import Character
 from .numbers import decimal
 
@@ -61,10 +71,6 @@ def _text(data: QueryDict, name: str) -> str:
     return value
 
 
-# The most of each unit one time event may pass. The engine walks every day of it (a day
-# without Curación asks a TS, an Afección moves on): a year takes it some 15 ms, ten
-# thousand days ten seconds and a 3 MB state. Longer stretches are recorded in steps.
-TIME_MAX = {"rounds": 10_000, "minutes": 10_000, "hours": 366 * 24, "days": 366}
 UNIT_NAMES = {
     "rounds": gettext_lazy("rounds"),
     "minutes": gettext_lazy("minutes"),
@@ -241,3 +247,47 @@ def void_reason(data: QueryDict) -> str:
             % {"max": VOID_REASON_MAX, "n": len(reason)}
         )
     return reason
+
+
+# -- the modifier calculator ------------------------------------------------------------
+
+CALCULATOR_ATTRIBUTES = (*MODIFIED_SCORES, "INT", "OTRO")
+INTENTS = ("normal", "flee", "fight")
+
+
+@dataclass
+class CalculatorQuery:
+    """One action the DJ asks the calculator about."""
+
+    character: Character
+    attribute: str
+    intent: str  # normal, flee or fight
+    situational: int
+
+
+def calculator_query(data: QueryDict, characters: list[Character]) -> CalculatorQuery | None:
+    """The calculator's fields: pj (a PJ's pk, among `characters`), attribute, intent and
+    situational (a whole number from -10 to 10, "+2" and "−1" read too). None when no PJ
+    is chosen yet."""
+    pk = (data.get("pj") or "").strip()
+    if not pk:
+        return None
+    character = next((c for c in characters if str(c.pk) == pk), None)
+    if character is None:
+        raise ValidationError(_("Choose a PJ of this campaign."))
+    attribute = (data.get("attribute") or "FUE").strip().upper()
+    if attribute not in CALCULATOR_ATTRIBUTES:
+        raise ValidationError(_("Choose an attribute."))
+    intent = (data.get("intent") or "normal").strip()
+    if intent not in INTENTS:
+        raise ValidationError(_("Choose normal, flee or fight."))
+    raw = (data.get("situational") or "0").strip().replace("+", "").replace("−", "-")
+    try:
+        situational = int(raw or "0")
+    except ValueError:
+        raise ValidationError(
+            _("The situational modifier is a whole number, e.g. -1 or 2.")
+        ) from None
+    if not -10 <= situational <= 10:
+        raise ValidationError(_("The situational modifier must be between -10 and 10."))
+    return CalculatorQuery(character, attribute, intent, situational)

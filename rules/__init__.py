@@ -11,7 +11,7 @@ from typing import Any
 from rules.engine import Char, pending_check
 from rules.errors import MESSAGES, RuleError
 from rules.events import step
-from rules.state import action_modifier, public
+from rules.state import CAP, Breakdown, action_breakdown, action_modifier, is_public_state, public
 from rules.vocab import CHECKS, EVENT_KINDS, GRADES, OPTION_DEFAULTS, SPECIALS, TYPES
 
 ENGINE_KEY = "engine"
@@ -155,8 +155,12 @@ __all__ = [
     "SPECIALS",
     "TYPES",
     "RuleError",
+    "CAP",
+    "Breakdown",
+    "action_breakdown",
     "action_modifier",
     "apply",
+    "is_public_state",
     "initial_state",
     "normalize_options",
     "packed",

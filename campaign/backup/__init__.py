@@ -1,7 +1,8 @@
 """Campaign backups: a campaign as one versioned JSON file, and that file as a new campaign.
 
-A module per step: `export`, `check` (the whole file, and its log folded in memory) and
-`restore` (written in bulk).
+A module per step: `export`, `check` (the whole file), `fold` (its log folded in memory
+with the rules); the restore writes, as every change does, through the services
+(services.restore: written in bulk).
 
 The format ("zodiac-campaign", version 1) is described in README.md, "Backup and restore".
 It holds what cannot be derived: the campaign and its options, catalogue, memberships, PJ,
@@ -18,16 +19,13 @@ the rules refuse stops the import), then writes everything in bulk, in one trans
 
 from .check import EXPORT_CHUNK, MAX_BYTES, BackupError, backup_check, backup_parse
 from .export import export_batched, export_chunks, export_filename
-from .restore import ImportResult, campaign_import
 
 __all__ = [
     "EXPORT_CHUNK",
     "MAX_BYTES",
     "BackupError",
-    "ImportResult",
     "backup_check",
     "backup_parse",
-    "campaign_import",
     "export_batched",
     "export_chunks",
     "export_filename",

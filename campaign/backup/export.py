@@ -11,7 +11,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import Min
 from django.utils import timezone
 
-from .. import fight
+from .. import turn_order
 from ..models import (
     Campaign,
     StateEvent,
@@ -151,7 +151,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
             "session": session,
             "created_at": _when(created_at),
             "actor": actor,
-            "event": fight.with_pj(event, refs),
+            "event": turn_order.with_pj(event, refs),
             "void_at": _when(void_at),
             "void_by": void_by,
             "void_reason": reason,

@@ -21,8 +21,12 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.html import format_html
 
-from .. import cards, selectors
+from .. import selectors
 from ..models import Campaign
+from ..present import board as present_board
+from ..present import sheet as present_sheet
+from ..present.card import sheet_card
+from ..present.figures import clock_parts
 
 
 def key_name(key: tuple) -> str:
@@ -42,40 +46,44 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
         in_play = {c.pk: c for c in characters}
         loaded: dict[str, object] = {}
 
-        def catalogue() -> dict:
-            if "catalogue" not in loaded:
-                loaded["catalogue"] = selectors.catalogue_by_name(campaign=campaign)
-            return loaded["catalogue"]
+        def board() -> selectors.BoardView:
+            if "board" not in loaded:
+                loaded["board"] = selectors.board_view(
+                    campaign=campaign, session=False, characters=characters
+                )
+            return loaded["board"]
 
         def panels() -> dict:
             if "panels" not in loaded:
-                loaded["panels"] = cards.board_panels(campaign, characters)
+                loaded["panels"] = present_board.panels(board())
             return loaded["panels"]
 
-        def campaign_wide() -> dict:
-            """What every sheet card of this change shares: the party's clock, the fight."""
-            if "wide" not in loaded:
-                loaded["wide"] = {
-                    "party": selectors.campaign_clock(campaign=campaign),
-                    "now": selectors.fight_now(campaign=campaign),
-                    "names": selectors.character_names(campaign=campaign),
-                }
-            return loaded["wide"]
+        def catalogue() -> dict:
+            if "catalogue" not in loaded:
+                read = loaded.get("board")
+                loaded["catalogue"] = (
+                    read.catalogue
+                    if isinstance(read, selectors.BoardView)
+                    else selectors.catalogue_by_name(campaign=campaign)
+                )
+            return loaded["catalogue"]
+
+        def now() -> selectors.PartyNow:
+            """What every sheet of this change shares: the party's clock, the fight."""
+            if "now" not in loaded:
+                loaded["now"] = selectors.party_now(campaign=campaign)
+            return loaded["now"]
 
         def gone(pk: int) -> str:
             return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
 
         def player_card(pk: int, partial: str) -> str:
-            card = cards.build(
-                in_play[pk], in_play[pk].snapshot.state, catalogue=catalogue(), for_player=True
-            )
-            context = {"campaign": campaign, "card": card, "common": True}
+            context: dict[str, object] = {"campaign": campaign, "common": True}
             if partial == "_card":
-                wide = campaign_wide()
-                context["card"] = cards.sheet_card(
-                    campaign, in_play[pk], catalogue(), party=wide["party"]
-                )
-                context["turn"] = cards.turn_for(campaign, pk, now=wide["now"], names=wide["names"])
+                context["card"] = sheet_card(in_play[pk], catalogue(), party=now().clock)
+                context["turn"] = present_sheet.turn_for(pk, now())
+            else:
+                context["card"] = present_sheet.party_card(in_play[pk], catalogue())
             return render_to_string(f"campaign/sheet/{partial}.html", context)
 
         found: dict[tuple, object] = {}
@@ -89,12 +97,7 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
                     continue
                 context = {
                     **panels(),
-                    "card": cards.board_card(
-                        campaign,
-                        in_play[pk],
-                        catalogue(),
-                        party_clock=cards.party_clock(characters),
-                    ),
+                    "card": present_board.card(board(), in_play[pk]),
                     "common": True,
                 }
                 found[key] = render_to_string("campaign/board/_card.html", context)
@@ -108,8 +111,8 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
             elif kind == "status":
                 context = {
                     "campaign": campaign,
-                    "clock": cards.clock_parts(selectors.campaign_clock(campaign=campaign)),
-                    "round": selectors.current_round(campaign=campaign) + 1,
+                    "clock": clock_parts(now().clock),
+                    "round": now().round,
                     "updated": timezone.now(),
                 }
                 found[key] = render_to_string("campaign/sheet/_status.html", context)

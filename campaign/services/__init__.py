@@ -1,5 +1,10 @@
 """Writes. Every change to a campaign, its log and its projections goes through here.
 
+By use case: `events` (record, void), `party` (the party's time, rounds, Descanso),
+`checks` (Tirar todas), `fight` (the turn order), `campaigns`, `characters`, `players`,
+`sessions`, `refold` (replay-fix) and `restore` (a backup written as a new campaign;
+imported from its module: it reads the backup package, which reads services).
+
 Each write locks the campaign row first (changes.lock): that serializes the campaign's
 writers, so `seq` and the change cursor stay gapless and unique and the snapshots never
 miss an event, on SQLite and PostgreSQL alike.
@@ -24,19 +29,10 @@ from .characters import (
     powers_validate,
     scores_validate,
 )
-from .events import (
-    ROLL_ALL_MAX,
-    EventVoidRefused,
-    RolledAll,
-    catch_up,
-    checks_roll_all,
-    event_record,
-    event_void,
-    events_void,
-    party_event,
-    round_pass,
-)
+from .checks import ROLL_ALL_MAX, RolledAll, checks_roll_all
+from .events import EventVoidRefused, event_record, event_void, events_void
 from .fight import fight_end, fight_order, fight_pass, fight_start
+from .party import catch_up, party_event, round_pass
 from .players import (
     WRONG_CODES,
     code_display,
@@ -49,9 +45,13 @@ from .players import (
     wrong_code_record,
     wrong_codes,
 )
+from .refold import Refold, RefoldRefused, campaign_refold
 from .sessions import session_end, session_recap_set, session_start
 
 __all__ = [
+    "Refold",
+    "RefoldRefused",
+    "campaign_refold",
     "EventVoidRefused",
     "WRONG_CODES",
     "wrong_code_record",

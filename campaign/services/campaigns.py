@@ -7,12 +7,12 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ..catalogue import catalogue_entries
+from ..limits import ROUND_SECONDS_MAX
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, CatalogueEntry, Membership
 from ..selectors import campaign_options_locked
 from .changes import lock
 
-ROUND_SECONDS_MAX = 600  # ten minutes; the messages below say 600
 _SLUG_MAX = Campaign._meta.get_field("slug").max_length
 
 

@@ -3,13 +3,12 @@
 from datetime import datetime
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 import rules
 
+from ..limits import powers_validate, scores_validate
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, Character, CharacterSnapshot, Membership
 from ..selectors import campaign_clock
@@ -18,25 +17,6 @@ from .changes import lock
 from .events import event_record
 
 _UNSET = object()
-
-
-def scores_validate(attributes: object) -> dict[str, int]:
-    """Attribute scores as the log stores them, e.g. {"FUE": 4}; ValidationError if not."""
-    if not isinstance(attributes, dict) or not all(
-        isinstance(k, str) and k and type(v) is int and v >= 0 for k, v in attributes.items()
-    ):
-        raise ValidationError(
-            _("Attribute scores must map abbreviations to whole numbers, e.g. FUE: 4."),
-            code="invalid_attributes",
-        )
-    return {k.strip().upper(): v for k, v in attributes.items()}
-
-
-def powers_validate(powers: object) -> list[str]:
-    """A sorted list of power names without blanks or repeats; ValidationError if not."""
-    if not isinstance(powers, list) or not all(isinstance(p, str) for p in powers):
-        raise ValidationError(_("Powers must be a list of names."), code="invalid_powers")
-    return sorted({p.strip() for p in powers if p.strip()})
 
 
 def character_create(

@@ -10,17 +10,18 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from .. import fight as fights
+from .. import turn_order
 from ..models import Campaign, StateEvent
 from ..selectors import event_by_key, fight_now, in_play_ids
 from .changes import lock
-from .events import event_record, round_records, turn_end_record
+from .events import event_record
+from .party import round_records, turn_end_record
 
 
 def fight_start(
     *,
     campaign: Campaign,
-    order: list[fights.Slot],
+    order: list[turn_order.Slot],
     actor: AbstractBaseUser | None = None,
     idempotency_key: str = "",
 ) -> StateEvent:
@@ -35,7 +36,7 @@ def fight_start(
             )
         return event_record(
             campaign=campaign,
-            event={"kind": fights.KIND, "do": "start", "order": [s.as_event() for s in order]},
+            event={"kind": turn_order.KIND, "do": "start", "order": [s.as_event() for s in order]},
             actor=actor,
             idempotency_key=idempotency_key,
         )
@@ -44,7 +45,7 @@ def fight_start(
 def fight_order(
     *,
     campaign: Campaign,
-    order: list[fights.Slot],
+    order: list[turn_order.Slot],
     expected: str = "",
     actor: AbstractBaseUser | None = None,
     idempotency_key: str = "",
@@ -63,7 +64,7 @@ def fight_order(
         record = event_record(
             campaign=campaign,
             event={
-                "kind": fights.KIND,
+                "kind": turn_order.KIND,
                 "do": "order",
                 "order": [s.as_event() for s in order],
                 "current": keys.index(still[0]) if still else 0,
@@ -108,7 +109,7 @@ def fight_pass(
         records.append(
             event_record(
                 campaign=campaign,
-                event={"kind": fights.KIND, "do": "pass", "slot": now.current, "lost": lost},
+                event={"kind": turn_order.KIND, "do": "pass", "slot": now.current, "lost": lost},
                 actor=actor,
                 idempotency_key=idempotency_key,
             )
@@ -135,7 +136,7 @@ def fight_end(
         _fight_as_seen(campaign, expected)
         return event_record(
             campaign=campaign,
-            event={"kind": fights.KIND, "do": "end"},
+            event={"kind": turn_order.KIND, "do": "end"},
             actor=actor,
             idempotency_key=idempotency_key,
         )
@@ -146,7 +147,7 @@ def _done(campaign: Campaign, key: str) -> StateEvent | None:
     return event_by_key(campaign=campaign, key=key)
 
 
-def _fight_as_seen(campaign: Campaign, expected: str) -> fights.Fight:
+def _fight_as_seen(campaign: Campaign, expected: str) -> turn_order.Fight:
     now = fight_now(campaign=campaign)
     if now is None:
         raise ValidationError(_("There is no fight on."), code="no_fight")

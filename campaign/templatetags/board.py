@@ -9,7 +9,10 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
-from campaign import cards
+from campaign.present import lang
+from campaign.present.events import event_label
+from campaign.present.figures import signed as signed_text
+from rules.texts import special_label
 
 register = template.Library()
 
@@ -133,7 +136,7 @@ def chip_item(context, chip, shows_effect: bool = False) -> str:
 
 @register.filter
 def signed(value: int) -> str:
-    return cards.signed(value)
+    return signed_text(value)
 
 
 @register.filter
@@ -144,17 +147,12 @@ def two(value: int) -> str:
 @register.filter
 def special(name: str) -> str:
     """An E.Esp, disease or poison name as the table reads it."""
-    from campaign.cards import lang
-    from rules.texts import special_label
-
     return special_label(str(name), lang())
 
 
 @register.filter
 def event_words(event: dict) -> str:
     """What an event did, in a few words."""
-    from campaign.history.words import event_label
-
     return event_label(event)
 
 

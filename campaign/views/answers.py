@@ -9,9 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from .. import selectors
-from ..cards import board_card, board_panels, party_clock
 from ..live import hub
-from ..models import Campaign, Character
+from ..models import Campaign, Character, StateEvent
+from ..present import board as present_board
+from ..present.events import event_summary
 
 TEMPLATE = "campaign/board.html"
 CARD = "campaign/board/_card.html"
@@ -20,14 +21,8 @@ AFTER_ACTION = "campaign/board/after_action.html"
 
 
 def board_context(request: HttpRequest, campaign: Campaign) -> dict:
-    characters = selectors.board_characters(campaign=campaign)
-    catalogue = selectors.catalogue_by_name(campaign=campaign)
-    clock = party_clock(characters)
-    return {
-        **board_panels(campaign, characters),
-        "cards": [board_card(campaign, c, catalogue, party_clock=clock) for c in characters],
-        "session": selectors.open_session(campaign=campaign),
-    }
+    """The whole board's context."""
+    return present_board.page(selectors.board_view(campaign=campaign))
 
 
 def card_answer(
@@ -40,18 +35,13 @@ def card_answer(
     toast: dict | None = None,
 ) -> HttpResponse:
     """One card; after an action, also the clock, undo, recent events and the toast (oob)."""
-    characters = selectors.board_characters(campaign=campaign)
-    character = next((c for c in characters if c.pk == character.pk), None) or (
+    view = selectors.board_view(campaign=campaign, session=False)
+    character = next((c for c in view.characters if c.pk == character.pk), None) or (
         selectors.character_fresh(pk=character.pk)
     )
     context = {
-        **board_panels(campaign, characters),
-        "card": board_card(
-            campaign,
-            character,
-            selectors.catalogue_by_name(campaign=campaign),
-            party_clock=party_clock(characters),
-        ),
+        **present_board.panels(view),
+        "card": present_board.card(view, character),
         "error": error,
         "toast": toast,
     }
@@ -82,3 +72,15 @@ def with_cursor(
     response["X-Change-Cursor"] = str(campaign.change_cursor)
     response["X-Change-Pj"] = "all" if covers is None else " ".join(map(str, covers))
     return response
+
+
+def summaries(records: list[StateEvent], rolls: list | None = None) -> list[dict]:
+    """The toasts of the events a tap recorded (with the dice it rolled, when `rolls`),
+    reading the campaign's roster once if one of them is campaign-wide."""
+    roster = None
+    if any(r.character_id is None for r in records):
+        roster = selectors.roster(campaign_id=records[0].campaign_id)
+    rolls = rolls or [None] * len(records)
+    return [
+        event_summary(r, roll=roll, roster=roster) for r, roll in zip(records, rolls, strict=True)
+    ]

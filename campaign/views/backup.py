@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from .. import backup
 from ..access import campaign_for_dj
 from ..forms import BACKUP_MB, ImportForm
+from ..services.restore import campaign_import as campaign_import_file
 
 
 @require_http_methods(["GET", "POST"])
@@ -34,7 +35,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
             status = 422 if too_large else 200
         else:
             try:
-                result = backup.campaign_import(
+                result = campaign_import_file(
                     form.cleaned_data["file"].read(),
                     dj=request.user,
                     name=form.cleaned_data["name"],

@@ -21,19 +21,21 @@ import rules
 from rules import RuleError
 from rules.vocab import DERIVED_SPECIALS, ESPECIFICOS
 
-from .. import cards, selectors, services, taps
+from .. import selectors, services, taps
 from ..access import campaign_for_dj, character_for_dj
-from ..cards import ATTRIBUTE_CHOICES, board_card, board_panels, modifier_breakdown, party_clock
-from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, CatalogueEntry, Character, StateEvent
 from ..numbers import wholes
+from ..present import board as present_board
+from ..present import lang
+from ..present.calculator import breakdown
 from .answers import (
     TEMPLATE,
     after_write,
     board_context,
     card_answer,
     idempotency_key,
+    summaries,
     with_cursor,
 )
 from .history import RECAP_MAX
@@ -95,7 +97,7 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
     if request.GET.get("all") == "1":
         pks = [c.pk for c in selectors.board_characters(campaign=campaign)]
     keys = parts.dj_keys(pks)
-    rendered = parts.render(campaign.pk, cards.lang(), keys)
+    rendered = parts.render(campaign.pk, lang(), keys)
     return HttpResponse("".join(rendered[key] for key in keys))
 
 
@@ -186,9 +188,9 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except ValidationError as err:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
-        return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
+        return _refuse(request, campaign, character, err.message(lang()), status=422)
     after_write(campaign)
-    toast = event_summary(record, roll=action.roll)
+    toast = summaries([record], [action.roll])[0]
     if not request.htmx:
         messages.success(request, toast["text"])
         return redirect("board", slug=campaign.slug)
@@ -206,9 +208,9 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
     except ValidationError as err:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
-        return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
+        return _refuse(request, campaign, character, err.message(lang()), status=422)
     after_write(campaign)
-    toasts = [event_summary(r, roll=roll) for r, roll in zip(done.records, done.rolls, strict=True)]
+    toasts = summaries(done.records, done.rolls)
     # One line for the tap, the dice in it; then every roll's trail (the line opens whole on
     # a tap), each also in Últimos eventos and the history.
     toast = {
@@ -303,9 +305,9 @@ def catch_up(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except ValidationError as err:
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
-        return _refuse(request, campaign, character, err.message(cards.lang()), status=422)
+        return _refuse(request, campaign, character, err.message(lang()), status=422)
     after_write(campaign)
-    toasts = [event_summary(record) for record in records]
+    toasts = summaries(records)
     toast = {**toasts[-1], "before": toasts[:-1]}
     if not request.htmx:
         for t in toasts:
@@ -343,11 +345,11 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
     character = character_for_dj(campaign=campaign, pk=pk)
     if kind not in ASK_KINDS:
         return HttpResponseBadRequest(_("Unknown action."))
-    characters = selectors.board_characters(campaign=campaign)
-    catalogue = selectors.catalogue_by_name(campaign=campaign)
+    view = selectors.board_view(campaign=campaign, session=False)
+    characters, catalogue = view.characters, view.catalogue
     context = {
-        **board_panels(campaign, characters),
-        "card": board_card(campaign, character, catalogue, party_clock=party_clock(characters)),
+        **present_board.panels(view),
+        "card": present_board.card(view, character),
         "ask": kind,
         "grade": request.GET.get("grade", "leve"),
         "sources": [e for e in catalogue.values() if e.kind != CatalogueEntry.Kind.ESPECIAL],
@@ -379,10 +381,11 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "campaign": campaign,
         "characters": characters,
-        "attribute_choices": ATTRIBUTE_CHOICES,
+        "attribute_choices": taps.CALCULATOR_ATTRIBUTES,
     }
     try:
-        context["result"] = modifier_breakdown(request.GET, characters)
+        query = taps.calculator_query(request.GET, characters)
+        context["result"] = breakdown(query) if query is not None else None
     except ValidationError as err:
         context["calc_error"] = " ".join(err.messages)
     template = "campaign/board/_calc_result.html" if request.htmx else TEMPLATE

@@ -15,12 +15,12 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from .. import cards, fight, selectors, services
+from .. import selectors, services, turn_order
 from ..access import campaign_for_dj
-from ..history.words import event_summary
 from ..models import Campaign
 from ..numbers import whole
-from .answers import idempotency_key
+from ..present import board as present_board
+from .answers import idempotency_key, summaries
 from .party import party_done, party_refuse
 
 TEMPLATE = "campaign/fight.html"
@@ -51,20 +51,20 @@ def _name(text: str | None) -> str:
 
 
 def _rows_from(request: HttpRequest) -> list[Row]:
-    slots = request.POST.getlist("slot")[: fight.SLOTS_MAX + 1]
+    slots = request.POST.getlist("slot")[: turn_order.SLOTS_MAX + 1]
     names = request.POST.getlist("name")
     inits = request.POST.getlist("init")
     return [
         Row(
             slot,
-            _name(names[i] if i < len(names) else "")[: fight.NAME_MAX * 2],
+            _name(names[i] if i < len(names) else "")[: turn_order.NAME_MAX * 2],
             (inits[i] if i < len(inits) else "").strip()[:12],
         )
         for i, slot in enumerate(slots)
     ]
 
 
-def _rows_of(now: fight.Fight | None, characters) -> list[Row]:
+def _rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
     if now is None:
         return [Row(f"pj:{c.pk}") for c in characters]
     return [
@@ -89,7 +89,7 @@ def _initiative(text: str) -> int | None:
 
 
 def _move(
-    rows: list[Row], step: str, request: HttpRequest, in_play: dict, now: fight.Fight | None
+    rows: list[Row], step: str, request: HttpRequest, in_play: dict, now: turn_order.Fight | None
 ) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
@@ -134,8 +134,8 @@ def _move(
                 return ""  # nothing typed to add (Enter in another field): the page as it is
             if not name:
                 return _("Name whoever joins the order (an enemy, an ally…).")
-            if len(name) > fight.NAME_MAX:
-                return _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX}
+            if len(name) > turn_order.NAME_MAX:
+                return _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX}
             # Never the number of someone in the fight's order: each other is its own.
             taken_npcs = (
                 [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
@@ -144,13 +144,13 @@ def _move(
             )
             number = max(taken_npcs, default=0) + 1
             rows.append(Row(f"npc:{number}", name, init))
-        if len(rows) > fight.SLOTS_MAX:
+        if len(rows) > turn_order.SLOTS_MAX:
             rows.pop()
-            return _("At most %(n)s in a fight's order.") % {"n": fight.SLOTS_MAX}
+            return _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
     return ""
 
 
-def _slots(rows: list[Row], in_play: dict) -> list[fight.Slot] | None:
+def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
     """The rows as the order to record, or None with each row's error set."""
     slots, ok = [], True
     for row in rows:
@@ -159,10 +159,10 @@ def _slots(rows: list[Row], in_play: dict) -> list[fight.Slot] | None:
         except ValueError:
             row.error, ok = _("A whole number, or blank."), False
             continue
-        if init is not None and not fight.INIT_RANGE[0] <= init <= fight.INIT_RANGE[1]:
+        if init is not None and not turn_order.INIT_RANGE[0] <= init <= turn_order.INIT_RANGE[1]:
             row.error, ok = (
                 _("From %(low)s to %(high)s.")
-                % {"low": fight.INIT_RANGE[0], "high": fight.INIT_RANGE[1]},
+                % {"low": turn_order.INIT_RANGE[0], "high": turn_order.INIT_RANGE[1]},
                 False,
             )
             continue
@@ -170,18 +170,18 @@ def _slots(rows: list[Row], in_play: dict) -> list[fight.Slot] | None:
             if row.pj not in in_play:
                 row.error, ok = _("This PJ is no longer in play: take it out."), False
                 continue
-            slots.append(fight.Slot(pj=row.pj, init=init))
+            slots.append(turn_order.Slot(pj=row.pj, init=init))
         elif row.npc is not None:
             if not row.name:
                 row.error, ok = _("Give it a name."), False
                 continue
-            if len(row.name) > fight.NAME_MAX:
+            if len(row.name) > turn_order.NAME_MAX:
                 row.error, ok = (
-                    _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX},
+                    _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX},
                     False,
                 )
                 continue
-            slots.append(fight.Slot(npc=row.npc, name=row.name, init=init))
+            slots.append(turn_order.Slot(npc=row.npc, name=row.name, init=init))
         else:
             row.error, ok = _("That line is no longer in the order."), False
     return slots if ok else None
@@ -233,7 +233,7 @@ def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": rows,
         "addable": [c for c in characters if c.pk not in taken],
         "fight": now,
-        "fight_current": fight.slot_name(now.current_slot, names)
+        "fight_current": turn_order.slot_name(now.current_slot, names)
         if now and now.current_slot
         else "",
         "error": error,
@@ -243,7 +243,7 @@ def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _record_order(
-    request: HttpRequest, campaign: Campaign, now: fight.Fight | None, slots: list
+    request: HttpRequest, campaign: Campaign, now: turn_order.Fight | None, slots: list
 ) -> None:
     names = selectors.character_names(campaign=campaign)
     if now is None:
@@ -253,7 +253,7 @@ def _record_order(
             actor=request.user,
             idempotency_key=idempotency_key(request),
         )
-        first = fight.slot_name(slots[0], names)
+        first = turn_order.slot_name(slots[0], names)
         messages.success(request, _("The fight starts: %(name)s's turn.") % {"name": first})
     else:
         services.fight_order(
@@ -274,7 +274,8 @@ def _record_order(
         )
         messages.success(
             request,
-            changed % {"name": fight.slot_name(after.current_slot, names), "round": after.round},
+            changed
+            % {"name": turn_order.slot_name(after.current_slot, names), "round": after.round},
         )
         to_come = {s.key for s in now.order[now.current + 1 :]}
         skipped = [s for s in after.order[: after.current] if s.key in to_come]
@@ -285,7 +286,7 @@ def _record_order(
                     "%(names)s had not acted yet and now come before the turn: "
                     "they act again next round."
                 )
-                % {"names": ", ".join(fight.slot_name(s, names) for s in skipped)},
+                % {"names": ", ".join(turn_order.slot_name(s, names) for s in skipped)},
             )
 
 
@@ -308,7 +309,7 @@ def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
         # The turn had moved on (another tab's tap): the fight as it is now comes with it.
         now = ""
         if err.code == "stale":
-            panels = cards.board_panels(campaign, selectors.board_characters(campaign=campaign))
+            panels = present_board.panels(selectors.board_view(campaign=campaign, session=False))
             now = render_to_string(
                 "campaign/board/_fight.html", {**panels, "campaign": campaign, "oob": True}, request
             )
@@ -318,25 +319,27 @@ def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
     if before is None or all(record.seq <= seen for record in records):
         # A repeated tap (its key recorded before this page's request): the pass it
         # recorded then, told as it is; the fight may have moved on, or ended, since.
-        return party_done(request, campaign, [event_summary(record) for record in records])
+        return party_done(request, campaign, summaries(records))
     return party_done(request, campaign, [_pass_toast(records, before, names, campaign)])
 
 
-def _pass_toast(records, before: fight.Fight, names: dict, campaign: Campaign) -> dict:
+def _pass_toast(records, before: turn_order.Fight, names: dict, campaign: Campaign) -> dict:
     """One toast for a pass: whose turn ended (or was lost) and whose it is now, with the
     rule trail of every event the tap recorded (the Shock leve it ended, the TS it raised)."""
-    summaries = [event_summary(record) for record in records]
-    lost = any(r.event.get("kind") == fight.KIND and r.event.get("lost") for r in records)
-    passed = fight.slot_name(before.current_slot, names)
+    toasts = summaries(records)
+    lost = any(r.event.get("kind") == turn_order.KIND and r.event.get("lost") for r in records)
+    passed = turn_order.slot_name(before.current_slot, names)
     after = selectors.fight_now(campaign=campaign)
     title = (_("%(name)s loses the turn") if lost else _("End of %(name)s's turn")) % {
         "name": passed
     }
     if after is not None and after.current_slot is not None:
-        title += " → " + _("%(name)s's turn") % {"name": fight.slot_name(after.current_slot, names)}
+        title += " → " + _("%(name)s's turn") % {
+            "name": turn_order.slot_name(after.current_slot, names)
+        }
         if after.round != before.round:
             title += " · " + _("round %(round)s") % {"round": after.round}
-    lines = [line for summary in summaries for line in summary["lines"]]
+    lines = [line for toast in toasts for line in toast["lines"]]
     text = " — ".join([title, *(f"{who}: {html}" for who, html in lines)])
     return {"title": title, "lines": lines, "text": text}
 
@@ -355,4 +358,4 @@ def fight_end(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 409, slot="fight-error")
-    return party_done(request, campaign, [event_summary(record)])
+    return party_done(request, campaign, summaries([record]))

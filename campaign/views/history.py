@@ -5,15 +5,11 @@ The DJ sees everything. A player sees the history of their own PJ (and the campa
 events), without what the DJ keeps secret; anyone else gets 404.
 """
 
-import csv
-import io
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -21,11 +17,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 import rules
 from rules.vocab import TYPES
 
-from .. import cards, selectors, services, taps
+from .. import selectors, services, taps
 from ..access import campaign_for_dj, membership_for
-from ..history import log as history
+from ..history import audit as history
+from ..history import exports
 from ..models import Campaign, GameSession, Membership, StateEvent
 from ..numbers import whole
+from ..present import lang
+from ..present.card import build
+from ..present.events import void_refused
 from ..reference import render_recap
 
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
@@ -77,7 +77,7 @@ def _timeline_context(request, membership, viewer, session=None) -> dict:
         type_=type_,
     )
     window, nav = _page(request, events)
-    code = cards.lang()
+    code = lang()
     choices = [
         (pk, name)
         for pk, name in sorted(names.items(), key=lambda item: item[1])
@@ -235,7 +235,7 @@ def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     try:
         services.events_void(events=[event], actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
-        error = refused.message(cards.lang())
+        error = void_refused(refused)
     except ValidationError as err:
         if err.code == "already_void":  # another tab or DJ voided it meanwhile
             return _already_void(request, campaign, event)
@@ -270,7 +270,7 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
         character = characters.get(pk)
         if character is None or (not viewer.is_dj and pk not in viewer.characters):
             continue
-        card = cards.build(character, state, catalogue=catalogue, for_player=not viewer.is_dj)
+        card = build(character, state, catalogue=catalogue, for_player=not viewer.is_dj)
         entries.append({"character": character, "card": card})
     entries.sort(key=lambda entry: entry["character"].name)
     return entries
@@ -301,7 +301,7 @@ def character_cards(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     character = selectors.character_of(campaign=membership.campaign, pk=pk)
     if character is None:
         raise Http404("No such PJ.")
-    card = cards.build(
+    card = build(
         character,
         character.snapshot.state,
         catalogue=selectors.catalogue_by_name(campaign=membership.campaign),
@@ -319,21 +319,6 @@ def _session_rows(membership, viewer, session) -> list[history.Row]:
     return history.rows(campaign=campaign, events=events, viewer=viewer, names=_names(campaign))
 
 
-def _spreadsheet_safe(text: str) -> str:
-    """A CSV cell a spreadsheet shows as text: one starting like a formula gets a quote
-    first (names and reasons are typed by people)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def _md(text: str) -> str:
-    """Typed text in a Markdown file, shown as text as on the pages: no "<" opens a tag."""
-    return text.replace("<", "&lt;")
-
-
-def _cell(text: str) -> str:
-    return _md(text).replace("|", "\\|").replace("\n", " ")
-
-
 @require_GET
 @login_required
 def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpResponse:
@@ -343,64 +328,13 @@ def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpR
     membership, viewer = _viewer(request, slug)
     session = _session(membership, number)
     rows = _session_rows(membership, viewer, session)
-    campaign = membership.campaign
-    headers = [
-        "#",
-        _("Recorded at"),
-        _("Game time"),
-        _("Round"),
-        _("Turn"),
-        _("By"),
-        _("PJ"),
-        _("What"),
-        _("Rules"),
-        _("Voided"),
-    ]
-    if viewer.is_dj:
-        headers.append(_("Secret"))  # what the players do not see named
-
-    def values(row: history.Row) -> list[str]:
-        void = ""
-        if row.is_void:
-            void = _("voided by %(who)s: %(reason)s") % {
-                "who": row.void_by or "?",
-                "reason": row.void_reason,
-            }
-        return [
-            str(row.seq),
-            timezone.localtime(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),  # as on the pages
-            row.clock_text,
-            str(row.round),
-            row.turn,
-            row.actor,
-            row.who,
-            row.label,
-            row.plain_trail,
-            void,
-        ] + ([_("secret") if row.secret else ""] if viewer.is_dj else [])
-
-    name = f"zodiac-{campaign.slug}-sesion-{session.number}"
+    name = f"zodiac-{membership.campaign.slug}-sesion-{session.number}"
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(headers)
-        for row in rows:
-            writer.writerow([_spreadsheet_safe(value) for value in values(row)])
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-        return response
-    title = _("Session %(number)s") % {"number": session.number}
-    if session.title:
-        title += f": {session.title}"
-    lines = [f"# {_md(campaign.name)} · {_md(title)}", ""]
-    if session.recap:
-        lines += [_md(session.recap), ""]
-    lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    for row in rows:
-        cells = values(row)
-        if row.is_void:
-            cells[7] = f"~~{cells[7]}~~"
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    response = HttpResponse("\n".join(lines) + "\n", content_type="text/markdown; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.md"'
+        response = HttpResponse(
+            exports.session_csv(rows, dj=viewer.is_dj), content_type="text/csv; charset=utf-8"
+        )
+    else:
+        text = exports.session_markdown(membership.campaign, session, rows, dj=viewer.is_dj)
+        response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response

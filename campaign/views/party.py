@@ -17,12 +17,13 @@ from django_htmx.http import reswap, retarget
 
 from rules import RuleError
 
-from .. import cards, selectors, services, taps
+from .. import selectors, services, taps
 from ..access import campaign_for_dj
-from ..cards import party_who
-from ..history.words import event_label, event_summary
 from ..models import Campaign, Character, StateEvent
 from ..numbers import whole, wholes
+from ..present import lang
+from ..present.board import party_who
+from ..present.events import event_label, void_refused
 from .answers import (
     AFTER_ACTION,
     CARDS,
@@ -30,6 +31,7 @@ from .answers import (
     board_context,
     card_answer,
     idempotency_key,
+    summaries,
     with_cursor,
 )
 
@@ -128,13 +130,13 @@ def party_time(request: HttpRequest, slug: str) -> HttpResponse:
         return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
         return party_refuse(request, campaign, _party_error(err), 422, slot=slot)
-    return party_done(request, campaign, [event_summary(record) for record in records])
+    return party_done(request, campaign, summaries(records))
 
 
 def _party_error(err: RuleError) -> str:
     """A campaign-wide refusal names the PJ (the note event_record adds) and the reason."""
     notes = [n.removeprefix("PJ: ") for n in getattr(err, "__notes__", [])]
-    message = err.message(cards.lang())
+    message = err.message(lang())
     return f"{', '.join(notes)}: {message}" if notes else message
 
 
@@ -152,7 +154,7 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
         return party_refuse(request, campaign, " ".join(err.messages), 409)
     except RuleError as err:
         return party_refuse(request, campaign, _party_error(err), 422)
-    return party_done(request, campaign, [event_summary(record) for record in records])
+    return party_done(request, campaign, summaries(records))
 
 
 @require_POST
@@ -172,7 +174,7 @@ def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
         return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
         return party_refuse(request, campaign, _party_error(err), 422, slot=slot)
-    return party_done(request, campaign, [event_summary(record) for record in records])
+    return party_done(request, campaign, summaries(records))
 
 
 @require_POST
@@ -239,7 +241,7 @@ def _void(
     try:
         services.events_void(events=together, actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
-        return party_refuse(request, campaign, refused.message(cards.lang()), 409, slot=slot)
+        return party_refuse(request, campaign, void_refused(refused), 409, slot=slot)
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 409, slot=slot)
     words = (

@@ -17,19 +17,16 @@ from django.views.decorators.http import require_GET, require_POST
 
 from rules import RuleError
 
-from .. import cards, selectors, services, taps
+from .. import selectors, services, taps
 from ..access import archived_own_character, character_for_viewer
-from ..history.words import event_summary
 from ..live import parts
 from ..models import Campaign, Character, Membership
 from ..numbers import wholes
-from .answers import after_write, idempotency_key, with_cursor
+from ..present import lang
+from ..present import sheet as present_sheet
+from .answers import after_write, idempotency_key, summaries, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
-
-
-def _card(character: Character, catalogue: dict) -> cards.Card:
-    return cards.build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
 
 
 def _party(campaign: Campaign, character: Character) -> list[Character]:
@@ -40,19 +37,11 @@ def _party(campaign: Campaign, character: Character) -> list[Character]:
 
 
 def _context(membership: Membership, character: Character) -> dict:
-    campaign = membership.campaign
-    catalogue = selectors.catalogue_by_name(campaign=campaign)
-    party = _party(campaign, character)
+    view = selectors.sheet_view(campaign=membership.campaign, character=character)
     return {
-        "campaign": campaign,
-        "character": character,
-        "card": cards.sheet_card(campaign, character, catalogue),
-        "party": [_card(c, catalogue) for c in party],
-        "clock": cards.clock_parts(selectors.campaign_clock(campaign=campaign)),
-        "round": selectors.current_round(campaign=campaign) + 1,
+        **present_sheet.page(view),
         "updated": timezone.now(),
         "as_dj": membership.role == Membership.Role.DJ,
-        "turn": cards.turn_for(campaign, character.pk),
     }
 
 
@@ -88,19 +77,19 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         own=[character.pk] if everyone or character.pk in wanted else [],
         party=[p for p in party if everyone or p in wanted],
     )
-    rendered = parts.render(membership.campaign_id, cards.lang(), keys)
+    rendered = parts.render(membership.campaign_id, lang(), keys)
     own = ("own", character.pk)
     if membership.role == Membership.Role.DJ and own in rendered:
         # The DJ looking at the sheet: the player's card, without the player's roll button.
-        catalogue = selectors.catalogue_by_name(campaign=membership.campaign)
+        view = selectors.sheet_view(
+            campaign=membership.campaign, character=selectors.character_fresh(pk=character.pk)
+        )
         context = {
             "campaign": membership.campaign,
-            "card": cards.sheet_card(
-                membership.campaign, selectors.character_fresh(pk=character.pk), catalogue
-            ),
+            "card": present_sheet.own_card(view),
             "common": True,
             "as_dj": True,
-            "turn": cards.turn_for(membership.campaign, character.pk),
+            "turn": present_sheet.turn_for(character.pk, view.now),
         }
         rendered[own] = render_to_string("campaign/sheet/_card.html", context)
     return HttpResponse("".join(rendered[key] or "" for key in keys))
@@ -125,9 +114,9 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except ValidationError as err:
         error, status = " ".join(err.messages), 422
     except RuleError as err:
-        error, status = err.message(cards.lang()), 422
+        error, status = err.message(lang()), 422
     else:
-        toast = event_summary(record, roll=action.roll)
+        toast = summaries([record], [action.roll])[0]
     if not request.htmx:
         if error:
             messages.error(request, error)

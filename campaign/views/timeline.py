@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 
 from .. import selectors
 from ..access import membership_for
-from ..history.timeline import session_svg
+from ..history.timeline_svg import session_svg
 from ..models import Membership
 
 

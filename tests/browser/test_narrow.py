@@ -4,7 +4,7 @@ leaves the control that opened it, and the bar around it, usable."""
 import pytest
 from playwright.sync_api import expect
 
-from campaign import fight, services
+from campaign import services, turn_order
 from tests.browser.conftest import SCREENSHOTS, log_in
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -84,7 +84,7 @@ def test_other_time_opens_below_its_button_and_closes_from_it(browser, table):
 
 @pytest.mark.parametrize("width", [1280, PHONE["width"]])
 def test_end_fight_asks_without_covering_the_time_bar(browser, table, width):
-    order = [fight.Slot(pj=pj.pk, init=10 - n) for n, pj in enumerate(table["party"])]
+    order = [turn_order.Slot(pj=pj.pk, init=10 - n) for n, pj in enumerate(table["party"])]
     services.fight_start(campaign=table["campaign"], order=order, actor=table["dj"])
     page = board(browser, table)
     page.set_viewport_size({"width": width, "height": 800})

@@ -17,9 +17,8 @@ from django.test import AsyncClient
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from campaign import backup, fight, services
-from campaign.backup import BackupError, campaign_import, export_chunks
-from campaign.fight import Slot
+from campaign import backup, services, turn_order
+from campaign.backup import BackupError, export_chunks
 from campaign.history.replay import campaign_replay_check
 from campaign.models import (
     Campaign,
@@ -30,7 +29,9 @@ from campaign.models import (
     Membership,
     StateEvent,
 )
+from campaign.services.restore import campaign_import
 from campaign.taps import roll_save
+from campaign.turn_order import Slot
 from rules import initial_state, public_state
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -185,7 +186,7 @@ def log(campaign) -> list[tuple]:
                 e.session.number if e.session else None,
                 e.created_at,
                 e.actor.username if e.actor else None,
-                dumped(fight.with_pj(e.event, by_pk)),
+                dumped(turn_order.with_pj(e.event, by_pk)),
                 dumped({names[pk]: fx for pk, fx in e.effects.items()}),
                 e.void_at,
                 e.void_by.username if e.void_by else None,

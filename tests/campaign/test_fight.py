@@ -5,9 +5,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from campaign import selectors, services
-from campaign.fight import Slot, check
-from campaign.history import log as history
+from campaign.history import audit as history
 from campaign.models import StateEvent
+from campaign.turn_order import Slot, check
 from rules import RuleError
 from tests.factories import CharacterFactory
 

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from campaign import selectors, services
-from campaign.fight import Slot
 from campaign.models import StateEvent
+from campaign.turn_order import Slot
 
 HX = {"HX-Request": "true"}
 

@@ -486,7 +486,7 @@ def test_the_djs_session_log_marks_what_the_players_do_not_see(client, dj, playe
 
 
 def test_a_toast_does_not_repeat_an_action_its_trail_only_restates(campaign, aiko, dj):
-    from campaign.history.words import event_summary
+    from campaign.present.events import event_summary
 
     given = record(aiko, dj, kind="special", name="derribado", on=True)
 
@@ -496,7 +496,7 @@ def test_a_toast_does_not_repeat_an_action_its_trail_only_restates(campaign, aik
 
 
 def test_times_read_as_people_say_them(campaign, aiko, dj):
-    from campaign.history.words import event_label
+    from campaign.present.events import event_label
 
     assert event_label({"kind": "time", "minutes": 960}) == "+16 h"
     assert event_label({"kind": "sleep", "hours": 4200 / 3600}) == "Se duerme durante 1 h y 10 min"

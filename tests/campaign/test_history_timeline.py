@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from campaign import services
-from campaign.history.timeline import session_svg, session_svg_inline
+from campaign.history.timeline_svg import session_svg, session_svg_inline
 from campaign.models import Character, StateEvent
 from tests.factories import CharacterFactory, MembershipFactory, UserFactory
 
@@ -348,7 +348,8 @@ def test_outsiders_and_unknown_sessions_get_404(client, dj, table):
 
 
 def test_stretches_too_narrow_to_see_merge_into_the_most_serious_grade():
-    from campaign.history.timeline import Scale, Segment, _merged
+    from campaign.history.timeline import Segment
+    from campaign.history.timeline_svg import Scale, _merged
 
     x = Scale.linear(0, 100_000)  # a long session: a few seconds are far below a unit
     segments = [

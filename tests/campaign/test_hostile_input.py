@@ -48,8 +48,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign import backup, selectors, services
-from campaign.fight import Slot
 from campaign.models import WrongCode
+from campaign.turn_order import Slot
 from tests.factories import (
     PASSWORD,
     CampaignFactory,

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rules import MESSAGES, RuleError, apply, initial_state, public_state, replay, replay_trail
-from rules.texts import chain
+from rules.trail import chain
 
 SPEC_KEYS = {
     "clock", "marks", "active", "emotion", "afflictions", "specials", "can_act", "asleep",

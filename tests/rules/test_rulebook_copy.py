@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.texts import CHECKS, GRADE_LABELS, LANGS, SPECIALS, TYPE_LABELS, VARIANT_LABELS, chain
+from rules.texts import CHECKS, GRADE_LABELS, LANGS, SPECIALS, TYPE_LABELS, VARIANT_LABELS
+from rules.trail import chain
 from scripts.rulebook_fingerprint import (
     DEFAULT_OUT,
     HASH_LINE,

@@ -10,14 +10,12 @@ from rules.texts import (
     CARDS,
     CHECKS,
     LANGS,
-    RULES,
     SPECIALS,
     card,
-    chain,
     check_text,
-    describe,
     special_label,
 )
+from rules.trail import RULES, chain, describe
 
 TYPES = ("heridas", "fatiga", "shock", "emocion", "afeccion")
 GRADES = ("leve", "grave", "persistente")

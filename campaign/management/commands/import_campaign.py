@@ -12,7 +12,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from campaign.backup import BackupError, campaign_import
+from campaign.backup import BackupError
+from campaign.services.restore import campaign_import
 
 
 class Command(BaseCommand):

@@ -7,8 +7,9 @@ rewrites its projections (one transaction per campaign), reporting each PJ that 
 
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.history.replay import RefoldRefused, campaign_refold, campaign_replay_check
+from campaign.history.replay import campaign_replay_check
 from campaign.models import Campaign
+from campaign.services.refold import RefoldRefused, campaign_refold
 
 
 class Command(BaseCommand):

@@ -1,10 +1,13 @@
 """Events in words: what was done, and the rule trail it set off, for toasts and the audit.
 
-The trail comes from rules.texts.chain (our own wording); here every rule number in it
+The trail comes from rules.trail.chain (our own wording); here every rule number in it
 becomes a link to its explanation on the rules page.
 """
 
+from __future__ import annotations
+
 import re
+from typing import Protocol
 
 from django.utils.formats import number_format
 from django.utils.html import escape, format_html
@@ -12,11 +15,13 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from rules import texts
+from rules import RuleError, texts, trail
 
-from ..cards import gap_words, lang, party_who
-from ..models import StateEvent
+from ..models import Character, StateEvent
 from ..reference import rule_url
+from . import lang
+from .board import party_who
+from .figures import gap_words
 
 _RULE = re.compile(r"(?<![\w])(R[1-9]\d?)(?![\w])")
 
@@ -148,7 +153,7 @@ def event_label(event: dict) -> str:
 
 def trail_text(effects: list[dict]) -> str:
     """The rule trail of one PJ's effects, as plain text."""
-    text = texts.chain(effects, lang())
+    text = trail.chain(effects, lang())
     return text.removeprefix("→ ").strip()
 
 
@@ -157,8 +162,16 @@ def _notable(effects: list[dict]) -> bool:
     return any(e.get("rule") != "base" for e in effects)
 
 
-def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) -> dict:
-    """A toast for a recorded event: {"title", "lines": [(who, trail html)], "text"}."""
+def event_summary(
+    record: StateEvent,
+    *,
+    roll: tuple[int, int | str] | None = None,
+    roster: tuple[dict[int, str], set[int]] | None = None,
+) -> dict:
+    """A toast for a recorded event: {"title", "lines": [(who, trail html)], "text"}.
+
+    A campaign-wide event needs the campaign's `roster` (selectors.roster): every PJ's name
+    and those in play, to say whom it reached."""
     label = event_label(record.event)
     if roll is not None:
         die, score = roll
@@ -172,15 +185,9 @@ def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) ->
         who = record.character.name
         names[str(record.character_id)] = record.character.name
     else:
-        from ..models import Character
-
-        in_play, by_pk = set(), {}
-        for pk, name, archived_at in Character.objects.filter(
-            campaign_id=record.campaign_id
-        ).values_list("pk", "name", "archived_at"):
-            by_pk[pk] = name
-            if archived_at is None:
-                in_play.add(pk)
+        if roster is None:
+            raise ValueError("a campaign-wide event's summary needs the campaign's roster")
+        by_pk, in_play = roster
         who = party_who(record, by_pk, in_play)
         names = {str(pk): by_pk.get(int(pk), "?") for pk in record.effects}
     for pk, effects in record.effects.items():
@@ -198,3 +205,30 @@ def event_summary(record: StateEvent, *, roll: tuple[int, int] | None = None) ->
 
 def _strip_tags(text: str) -> str:
     return re.sub(r"<[^>]+>", "", text)
+
+
+class VoidRefusal(Protocol):
+    """A refused void (services.EventVoidRefused): the event, the later one that would no
+    longer hold, whose that is, and the rules' reason."""
+
+    event: StateEvent
+    blocking_event: StateEvent
+    character: Character
+    error: RuleError
+
+
+def void_refused(refused: VoidRefusal) -> str:
+    """Why a void was refused, in the active language: the later event that would no longer
+    hold, whose it is, and the rules' reason."""
+    code = lang()
+    text = _(
+        "#%(seq)s cannot be voided: %(character)s's #%(blocking)s (%(what)s) would no "
+        "longer hold. %(reason)s"
+    )
+    return text % {
+        "seq": refused.event.seq,
+        "blocking": refused.blocking_event.seq,
+        "what": event_label(refused.blocking_event.event),
+        "character": refused.character.name,
+        "reason": refused.error.message(code),
+    }

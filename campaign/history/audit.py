@@ -1,6 +1,6 @@
 """The audit trail: a campaign's events as rows to read, and a PJ's state around one event.
 
-Used by the history pages, the session log exports (Markdown, CSV) and the event detail.
+Used by the history pages, the session log exports (history.exports) and the event detail.
 Each viewer gets what they may see: the DJ everything; a player their own PJ's events and
 the campaign-wide ones, with the names the DJ keeps secret taken out.
 """
@@ -19,10 +19,13 @@ import rules
 from rules import texts
 from rules.vocab import GRADES, TYPES
 
-from .. import cards, fight, selectors
-from ..cards import party_who
+from .. import selectors, turn_order
 from ..models import Campaign, Character, EventSnapshot, GameSession, StateEvent
-from .words import event_label, linked, trail_text
+from ..present import lang
+from ..present.board import party_who
+from ..present.card import Card, build
+from ..present.events import event_label, linked, trail_text
+from ..present.figures import clock_parts, signed
 
 PAGE = 100
 
@@ -155,7 +158,7 @@ def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
         .filter(
             Q(event__kind="time")
             | Q(event__kind="descanso")
-            | Q(event__kind=fight.KIND, event__do="start")
+            | Q(event__kind=turn_order.KIND, event__do="start")
         )
         .order_by("-seq")
         .values_list("seq", "event")
@@ -183,29 +186,29 @@ def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
     return rounds_at
 
 
-def _fights(campaign: Campaign, seqs: list[int]) -> dict[int, fight.Fight]:
-    """The fight as it stood at each of `seqs` that happened during one (fight.turns)."""
+def _fights(campaign: Campaign, seqs: list[int]) -> dict[int, turn_order.Fight]:
+    """The fight as it stood at each of `seqs` that happened during one (turn_order.turns)."""
     if not seqs:
         return {}
     wide = StateEvent.objects.filter(
         campaign=campaign, character__isnull=True, void_at__isnull=True
     )
     start = (
-        wide.filter(event__kind=fight.KIND, event__do="start", seq__lte=min(seqs))
+        wide.filter(event__kind=turn_order.KIND, event__do="start", seq__lte=min(seqs))
         .order_by("-seq")
         .values_list("seq", flat=True)
         .first()
     )
-    later = wide.filter(event__kind=fight.KIND, seq__gte=min(seqs), seq__lte=max(seqs))
+    later = wide.filter(event__kind=turn_order.KIND, seq__gte=min(seqs), seq__lte=max(seqs))
     if start is None and not later.exists():
         return {}
     events = (
         wide.filter(seq__gte=start or min(seqs), seq__lte=max(seqs))
-        .filter(Q(event__kind=fight.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
+        .filter(Q(event__kind=turn_order.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
         .order_by("seq")
         .values_list("seq", "event")
     )
-    return fight.turns(events, seqs)
+    return turn_order.turns(events, seqs)
 
 
 def rows(
@@ -247,13 +250,13 @@ def rows(
         shown = event.event if viewer.is_dj else _scrub_event(event.event, viewer.secret)
         clock = clocks.get(event.pk)
         during = fights.get(event.seq)
-        if fight.is_fight(event.event) and event.event.get("do") in ("start", "order", "end"):
+        if turn_order.is_fight(event.event) and event.event.get("do") in ("start", "order", "end"):
             # The order it started with, changed to, or ended with.
             if event.event.get("do") == "end" or during is None:
-                shown_fight = during or fight.step(None, event.seq, event.event)
+                shown_fight = during or turn_order.step(None, event.seq, event.event)
             else:
-                shown_fight = fight.step(
-                    fight.Fight(list(during.order), during.round, during.current, 0),
+                shown_fight = turn_order.step(
+                    turn_order.Fight(list(during.order), during.round, during.current, 0),
                     event.seq,
                     event.event,
                 )
@@ -261,20 +264,21 @@ def rows(
                 lines.append(
                     (
                         _("Fight"),
-                        _("Order: %(order)s") % {"order": fight.order_text(shown_fight, names)},
+                        _("Order: %(order)s")
+                        % {"order": turn_order.order_text(shown_fight, names)},
                     )
                 )
         out.append(
             Row(
                 seq=event.seq,
                 created_at=event.created_at,
-                clock=cards.clock_parts(clock) if clock is not None else None,
+                clock=clock_parts(clock) if clock is not None else None,
                 round=during.round if during else rounds.get(event.seq, 1),
-                turn=fight.slot_name(during.current_slot, names) if during else "",
+                turn=turn_order.slot_name(during.current_slot, names) if during else "",
                 actor=event.actor.get_username() if event.actor_id else "",
                 # A player reads "Everyone" for the party: the others left out are not theirs.
                 who=party_who(event, names, in_play)
-                if viewer.is_dj or event.character_id or fight.is_fight(event.event)
+                if viewer.is_dj or event.character_id or turn_order.is_fight(event.event)
                 else _("Everyone"),
                 character_id=event.character_id,
                 label=event_label(shown),
@@ -300,13 +304,13 @@ def rows(
 @dataclass
 class Change:
     character: Character
-    before: cards.Card
-    after: cards.Card
+    before: Card
+    after: Card
     differences: list[str]
 
 
 def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list[str]:
-    code = cards.lang()
+    code = lang()
     out = []
     for type_ in TYPES:
         label = texts.TYPE_LABELS[type_][code]
@@ -332,7 +336,7 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
         if value != old:
             out.append(
                 _("%(attribute)s modifier %(old)s → %(new)s")
-                % {"attribute": key, "old": cards.signed(old), "new": cards.signed(value)}
+                % {"attribute": key, "old": signed(old), "new": signed(value)}
             )
     # Counted, not just named: a pile of one check grows and shrinks one at a time.
     checks_before = Counter(p["check"] for p in before["pending"])
@@ -374,8 +378,8 @@ def event_changes(
         secret = set(character.secret_names or [])
         for_player = not viewer.is_dj
 
-        def card(state: dict, character=character, for_player=for_player) -> cards.Card:
-            return cards.build(
+        def card(state: dict, character=character, for_player=for_player) -> Card:
+            return build(
                 character,
                 state,
                 catalogue=catalogue,

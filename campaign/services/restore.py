@@ -1,4 +1,5 @@
-"""Backup, step 3: a checked file written as a new campaign, in bulk, in one transaction."""
+"""A backup restored: a file checked whole (backup.check) and its log folded (backup.fold),
+then written as a new campaign, in bulk, in one transaction."""
 
 from __future__ import annotations
 
@@ -12,7 +13,17 @@ from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from .. import fight
+from .. import turn_order
+from ..backup.check import (
+    IMPORT_BATCH,
+    NAME_MAX,
+    Backup,
+    BackupError,
+    backup_check,
+    backup_parse,
+    checked_name,
+)
+from ..backup.fold import Fold, fold_check
 from ..models import (
     Campaign,
     CatalogueEntry,
@@ -23,18 +34,7 @@ from ..models import (
     Membership,
     StateEvent,
 )
-from ..services.campaigns import campaign_create
-from .check import (
-    IMPORT_BATCH,
-    NAME_MAX,
-    Backup,
-    BackupError,
-    Fold,
-    backup_check,
-    backup_parse,
-    checked_name,
-    fold_check,
-)
+from .campaigns import campaign_create
 
 
 @dataclass
@@ -293,7 +293,7 @@ def _write_log(
                 seq=event.seq,
                 created_at=event.created_at,
                 actor_id=user_pks.get(event.actor),
-                event=fight.with_pj(event.event, pks),
+                event=turn_order.with_pj(event.event, pks),
                 effects={str(pks[ref]): fx for ref, fx in effects.items()},
                 void_at=event.void_at,
                 void_by_id=user_pks.get(event.void_by) if event.void_at else None,

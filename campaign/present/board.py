@@ -1,0 +1,129 @@
+"""The DJ's board: its cards and the panels every action refreshes (clock, fight, undo,
+recent events), from the board's data (selectors.board_view)."""
+
+from django.utils.translation import gettext as _
+
+from ..models import NOT_UNDONE, Character, StateEvent
+from ..selectors import BoardView
+from ..taps import CALCULATOR_ATTRIBUTES
+from ..turn_order import Fight, slot_name
+from .card import Card, board_card
+from .figures import clock_parts
+
+TIME_BUTTONS = (
+    (1, "minutes", "+1 min"),
+    (10, "minutes", "+10 min"),
+    (1, "hours", "+1 h"),
+)
+
+
+def party_clock(characters: list[Character]) -> int:
+    """The party's game time: the furthest the PJ in play (`characters`) have got."""
+    return max((c.snapshot.state["clock"] for c in characters), default=0)
+
+
+def cards(view: BoardView) -> list[Card]:
+    """Every card of the board, in its order."""
+    clock = party_clock(view.characters)
+    return [
+        board_card(view.campaign, c, view.catalogue, party_clock=clock) for c in view.characters
+    ]
+
+
+def card(view: BoardView, character: Character) -> Card:
+    """One PJ's card on the board (`character` may be one no longer in play)."""
+    return board_card(
+        view.campaign, character, view.catalogue, party_clock=party_clock(view.characters)
+    )
+
+
+def party_who(event: StateEvent, names: dict[int, str], in_play: set[int]) -> str:
+    """Who an event is about, as the board names them: its PJ; for a campaign-wide event,
+    "Everyone" when it reached every PJ in play (`in_play`), else the PJ it reached (the DJ
+    left some out: they kept watch)."""
+    if event.character_id:
+        return names.get(event.character_id, "?")
+    if (event.event or {}).get("kind") == "fight":  # the turn order reaches no PJ
+        return _("Fight")
+    reached = {int(pk) for pk in event.effects or {}}
+    if in_play <= reached:
+        return _("Everyone")
+    return ", ".join(sorted(names.get(pk, "?") for pk in reached))
+
+
+def fight_view(
+    now: Fight | None, names: dict[int, str], in_play: dict[int, Character]
+) -> dict | None:
+    """The fight going on as the pages show it: its round, its order with whose turn it is
+    and who is next, and whether the PJ whose turn it is loses it. `names` holds every PJ
+    of its order (selectors.board_view reads them)."""
+    if now is None:
+        return None
+    slots = []
+    for i, slot in enumerate(now.order):
+        pj = in_play.get(slot.pj) if slot.pj is not None else None
+        slots.append(
+            {
+                "name": slot_name(slot, names),
+                "pj": slot.pj,
+                "init": slot.init,
+                "current": i == now.current,
+                "next": slot is now.next_slot and i != now.current,
+                "away": slot.pj is not None and pj is None,  # archived meanwhile
+                "cannot_act": pj is not None and not pj.snapshot.state["can_act"],
+            }
+        )
+    current = slots[now.current] if 0 <= now.current < len(slots) else None
+    following = next((s for s in slots if s["next"]), current)
+    return {
+        "round": now.round,
+        "token": now.token,
+        "slots": slots,
+        "current": current,
+        "next": following,
+        "last_turn": now.last_turn,
+        "lost": bool(current and current["cannot_act"]),
+    }
+
+
+def _latest(recent: list[StateEvent]) -> StateEvent | None:
+    return next(
+        (e for e in recent if not e.is_void and e.event.get("kind") not in NOT_UNDONE), None
+    )
+
+
+def _ended(event: StateEvent | None) -> bool:
+    return bool(event is not None and event.session_id and event.session.ended_at is not None)
+
+
+def panels(view: BoardView) -> dict:
+    """The clock, the fight's order, the undo button and recent events: what every action
+    refreshes."""
+    in_play = {c.pk for c in view.characters}
+    for event in view.recent:
+        event.who = party_who(event, view.names, in_play)
+    latest = _latest(view.recent)
+    # Deshacer takes back the newest event, unless its session has ended (then the event's
+    # own page voids it).
+    undo_note = _("Nothing to undo")
+    if _ended(latest):
+        undo_note = _("The last event is from a session that has ended: void it from the history.")
+    fighting = fight_view(view.fight, view.names, {c.pk: c for c in view.characters})
+    return {
+        "campaign": view.campaign,
+        "characters": view.characters,
+        "clock": clock_parts(party_clock(view.characters)),
+        "round": view.round,
+        "fight": fighting,
+        "recent": view.recent,
+        "latest": None if _ended(latest) else latest,
+        "undo_note": undo_note,
+        "voidable": any(not e.is_void for e in view.recent),
+        "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
+        "attribute_choices": CALCULATOR_ATTRIBUTES,
+    }
+
+
+def page(view: BoardView) -> dict:
+    """The whole board: its panels, every card and the open session."""
+    return {**panels(view), "cards": cards(view), "session": view.session}

@@ -1,0 +1,52 @@
+"""A player's sheet: its own card, the party's cards and where its PJ stands in the fight,
+from the sheet's data (selectors.sheet_view)."""
+
+from ..models import Character
+from ..selectors import PartyNow, SheetView
+from ..turn_order import slot_name
+from .card import Card, build, sheet_card
+from .figures import clock_parts
+
+
+def party_card(character: Character, catalogue: dict) -> Card:
+    """Another PJ of the party as a player sees it (what the DJ keeps secret left out)."""
+    return build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
+
+
+def turn_for(pk: int, now: PartyNow) -> dict | None:
+    """Where PJ `pk` stands in the fight going on: whose turn it is, whether it is this
+    PJ's, or next, or after whom it comes; None with no fight on."""
+    fight = now.fight
+    if fight is None or fight.current_slot is None:
+        return None
+    mine = fight.slot_of(pk)
+    before = None
+    if mine is not None and mine != fight.current:
+        before = slot_name(fight.order[mine - 1], now.names) if mine > 0 else None
+    return {
+        "round": fight.round,
+        "now": slot_name(fight.current_slot, now.names),
+        "mine": mine == fight.current,
+        "in_order": mine is not None,
+        "next": mine is not None and fight.next_slot is fight.order[mine] and mine != fight.current,
+        "first": mine == 0 and fight.current != 0,
+        "after": before,
+    }
+
+
+def own_card(view: SheetView, character: Character | None = None) -> Card:
+    """The sheet's own card (of `character`, read anew, when given)."""
+    return sheet_card(character or view.character, view.catalogue, party=view.now.clock)
+
+
+def page(view: SheetView) -> dict:
+    """What the sheet's page shows."""
+    return {
+        "campaign": view.campaign,
+        "character": view.character,
+        "card": own_card(view),
+        "party": [party_card(c, view.catalogue) for c in view.party],
+        "clock": clock_parts(view.now.clock),
+        "round": view.now.round,
+        "turn": turn_for(view.character.pk, view.now),
+    }

@@ -1,0 +1,217 @@
+"""The party's time: time or a Descanso for every PJ in play (some keeping watch), a PJ
+catching up with the party's clock, and rounds (with the turn ends they need)."""
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from ..models import Campaign, Character, CharacterSnapshot, StateEvent
+from ..selectors import campaign_clock, fight_now, in_play_ids, turn_end_missing
+from .changes import lock
+from .events import event_record, tap_done, tap_key
+
+
+def _no_fight_on(campaign: Campaign) -> None:
+    """Refuse the party's time, Descanso or round while a fight is on: in a fight the round
+    passes with its last turn, and time passing would skip the turns still to come."""
+    lock(campaign)
+    if fight_now(campaign=campaign) is not None:
+        raise ValidationError(
+            _(
+                "A fight is on: its round passes with the last turn. End the fight "
+                "before letting time pass for the party."
+            ),
+            code="fight_on",
+        )
+
+
+# A Descanso's 8 hours for a PJ already asleep: its sleep going on (resting, should it wake).
+SLEEP_ON = {"kind": "time", "hours": 8, "activity": "reposo"}
+
+
+def party_event(
+    *,
+    campaign: Campaign,
+    event: dict,
+    watch: frozenset[int] = frozenset(),
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> list[StateEvent]:
+    """Time or a Descanso for the party, in one transaction, while the PJ in `watch` keep
+    watch: they stay awake and get the same time as activity, with what that brings (a
+    Descanso's 8 hours, for a Descanso). A PJ already asleep at a Descanso sleeps on: 8
+    hours of its sleep (resting, should it wake). The events recorded, the party's first."""
+    if event.get("kind") not in ("time", "descanso"):
+        raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
+    with transaction.atomic():
+        lock(campaign)
+        if done := tap_done(campaign, idempotency_key):
+            return done
+        _no_fight_on(campaign)
+        watchers = list(
+            campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
+        )
+        sleepers = []
+        if event["kind"] == "descanso":  # a Descanso of one asleep is no event of the rules
+            sleepers = list(
+                campaign.characters.filter(archived_at__isnull=True, snapshot__state__asleep=True)
+                .exclude(pk__in=watch)
+                .order_by("pk")
+            )
+            if set(in_play_ids(campaign=campaign)) <= {c.pk for c in watchers + sleepers}:
+                # Nobody awake to take it: the party's 8 hours are its sleep going on.
+                event, sleepers = dict(SLEEP_ON), []
+        records = [
+            event_record(
+                campaign=campaign,
+                event=event,
+                actor=actor,
+                idempotency_key=tap_key(idempotency_key, ""),
+                leave_out=frozenset(c.pk for c in watchers + sleepers),
+            )
+        ]
+        if event["kind"] == "descanso":
+            awake = {"kind": "time", "hours": 8, "activity": "activo"}
+        else:
+            awake = {k: v for k, v in event.items() if k not in ("activity", "calm", "seed")}
+            awake["activity"] = "activo"
+        for watcher in watchers:
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=watcher,
+                    event=awake,
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":w{watcher.pk}"),
+                )
+            )
+        for sleeper in sleepers:
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=sleeper,
+                    event=dict(SLEEP_ON),
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":s{sleeper.pk}"),
+                )
+            )
+    return records
+
+
+CATCH_UP = ("activo", "reposo", "dormir")
+
+
+def catch_up(
+    *,
+    character: Character,
+    how: str,
+    actor: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> list[StateEvent]:
+    """Bring a PJ's clock level with the party's, the time passing as the DJ says: awake
+    (`activo`), resting (`reposo`), or asleep (`dormir`: a Descanso each night, awake
+    between, a last short night slept through; a PJ asleep already sleeps on). The events
+    recorded, in order."""
+    if how not in CATCH_UP:
+        raise ValidationError(_("Say how that time passed."), code="invalid")
+    with transaction.atomic():
+        campaign = lock(character.campaign)
+        if done := tap_done(campaign, idempotency_key, first=":c0"):
+            return done
+        snapshot = CharacterSnapshot.objects.get(character=character)
+        gap = campaign_clock(campaign=campaign) - snapshot.state["clock"]
+        if gap <= 0:
+            raise ValidationError(
+                _("%(name)s is not behind the party.") % {"name": character.name},
+                code="level",
+            )
+        steps = _catch_up_steps(gap, how, asleep=snapshot.state["engine"]["asleep"])
+        return [
+            event_record(
+                campaign=campaign,
+                character=character,
+                event=event,
+                actor=actor,
+                idempotency_key=tap_key(idempotency_key, f":c{i}"),
+            )
+            for i, event in enumerate(steps)
+        ]
+
+
+def _catch_up_steps(gap: int, how: str, *, asleep: bool) -> list[dict]:
+    def awake(seconds: int, activity: str = "activo") -> dict:
+        minutes = seconds // 60 if seconds % 60 == 0 else seconds / 60
+        return {"kind": "time", "minutes": minutes, "activity": activity}
+
+    if asleep:
+        return [awake(gap, "reposo")]  # the sleep goes on (sleep is Reposo)
+    if how != "dormir":
+        return [awake(gap, how)]
+    # Each day a night first (a Descanso), then the day awake; a last night shorter than
+    # 8 h is slept through, waking at the party's time.
+    steps, left, night, day = [], gap, 8 * 3600, 16 * 3600
+    while left > 0:
+        if left >= night:
+            steps.append({"kind": "descanso"})
+            left -= night
+        else:
+            steps.append({"kind": "sleep", "hours": left / 3600 if left % 3600 else left // 3600})
+            left = 0
+        if left > 0:
+            steps.append(awake(min(left, day)))
+            left -= min(left, day)
+    return steps
+
+
+def round_pass(
+    *, campaign: Campaign, actor: AbstractBaseUser | None = None, idempotency_key: str = ""
+) -> list[StateEvent]:
+    """A round passes for the whole party, in one transaction: first the turn end of every
+    PJ in Shock grave whose turn end was not recorded this round (so its end-of-turn TS VOL,
+    R13, is never skipped), then the round. The events recorded, in order.
+    """
+    with transaction.atomic():
+        lock(campaign)
+        if done := tap_done(campaign, idempotency_key):
+            return done
+        _no_fight_on(campaign)
+        return round_records(campaign=campaign, actor=actor, idempotency_key=idempotency_key)
+
+
+def turn_end_record(
+    *, campaign: Campaign, character: Character, actor: AbstractBaseUser | None, key: str
+) -> StateEvent:
+    """A PJ's turn end as one step of a tap (a round, a fight's pass): keyed ":t<pk>"."""
+    return event_record(
+        campaign=campaign,
+        character=character,
+        event={"kind": "turn_end"},
+        actor=actor,
+        idempotency_key=tap_key(key, f":t{character.pk}"),
+    )
+
+
+def round_records(
+    *,
+    campaign: Campaign,
+    actor: AbstractBaseUser | None,
+    idempotency_key: str,
+    suffix: str = "",
+) -> list[StateEvent]:
+    """The round's events, inside the caller's transaction: the turn ends still missing
+    (turn_end_missing), then one round of time, keyed as one tap (the round's own key is
+    `idempotency_key` plus `suffix`)."""
+    records = [
+        turn_end_record(campaign=campaign, character=character, actor=actor, key=idempotency_key)
+        for character in turn_end_missing(campaign=campaign)
+    ]
+    records.append(
+        event_record(
+            campaign=campaign,
+            event={"kind": "time", "rounds": 1},
+            actor=actor,
+            idempotency_key=tap_key(idempotency_key, suffix),
+        )
+    )
+    return records
