@@ -69,7 +69,7 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
             best, kind = t, _T_SIN_DESCANSO
         if c.deferred and not asleep and c.clock < best:
             best, kind = c.clock, _T_DEFERRED  # a waking without Descanso applies them now
-        if act == "esfuerzo":
+        if act == "esfuerzo" and c.esfuerzo_since is not None:  # always set, just above
             # R27: the next whole minute of the streak not yet judged, and above the FUE in
             # force now; minutes already passed were judged with the FUE of their time.
             t = c.esfuerzo_since + MINUTE * (max(c.esfuerzo_minutes, c.scores["FUE"]) + 1)
@@ -122,6 +122,7 @@ def _fire(c: Char, kind: int, dice: Dice) -> None:
     elif kind == _T_DEFERRED:
         apply_deferred(c)
     else:
+        assert c.esfuerzo_since is not None  # _T_ESFUERZO is only scheduled during a streak
         c.esfuerzo_minutes = (c.clock - c.esfuerzo_since) // MINUTE
         c.raise_check("esfuerzo_prolongado")
 
@@ -154,6 +155,7 @@ def wake(c: Char, forced: bool, dice: Dice) -> None:
     sleep make a Descanso unless the sleep could not count as one (`descanso: false`).
     Woken by force before 6 h: no Descanso, and from the faint, Shock grave too.
     """
+    assert c.sleep_start is not None  # set by fall_asleep, for as long as c.asleep
     slept = c.clock - c.sleep_start
     faint = c.faint
     c.asleep = False
