@@ -9,7 +9,7 @@ the fight are taps on the board, answered like the clock bar's (every card and t
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
@@ -20,6 +20,7 @@ from ..access import campaign_for_dj
 from ..history.words import event_summary
 from ..models import Campaign
 from ..numbers import whole
+from ..requests import AuthedHttpRequest
 from .answers import idempotency_key
 from .party import party_done, party_refuse
 
@@ -50,7 +51,7 @@ def _name(text: str | None) -> str:
     return " ".join((text or "").replace("\x00", "").split())
 
 
-def _rows_from(request: HttpRequest) -> list[Row]:
+def _rows_from(request: AuthedHttpRequest) -> list[Row]:
     slots = request.POST.getlist("slot")[: fight.SLOTS_MAX + 1]
     names = request.POST.getlist("name")
     inits = request.POST.getlist("init")
@@ -89,15 +90,16 @@ def _initiative(text: str) -> int | None:
 
 
 def _move(
-    rows: list[Row], step: str, request: HttpRequest, in_play: dict, now: fight.Fight | None
+    rows: list[Row], step: str, request: AuthedHttpRequest, in_play: dict, now: fight.Fight | None
 ) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
     if doing not in ("up", "down", "drop", "sort", "add"):
         return _("Unknown action.")  # no button of the page sends it
-    i = whole(where)
-    if doing in ("up", "down", "drop") and (i is None or i >= len(rows)):
+    line = whole(where)
+    if doing in ("up", "down", "drop") and (line is None or line >= len(rows)):
         return _("That line is no longer in the order.")
+    i = line or 0  # for up, down and drop: the line, checked just above
     if doing == "up" and i > 0:
         rows[i - 1], rows[i] = rows[i], rows[i - 1]
     elif doing == "down" and i < len(rows) - 1:
@@ -189,7 +191,7 @@ def _slots(rows: list[Row], in_play: dict) -> list[fight.Slot] | None:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
+def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Start a fight with an order, or change the order of the one going on."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     characters = selectors.board_characters(campaign=campaign)
@@ -243,7 +245,7 @@ def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _record_order(
-    request: HttpRequest, campaign: Campaign, now: fight.Fight | None, slots: list
+    request: AuthedHttpRequest, campaign: Campaign, now: fight.Fight | None, slots: list
 ) -> None:
     names = selectors.character_names(campaign=campaign)
     if now is None:
@@ -291,7 +293,7 @@ def _record_order(
 
 @require_POST
 @login_required
-def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
+def fight_pass(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The turn whose it is passes (a PJ's turn end with it; the round after the last)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     names = selectors.character_names(campaign=campaign)
@@ -327,6 +329,7 @@ def _pass_toast(records, before: fight.Fight, names: dict, campaign: Campaign) -
     rule trail of every event the tap recorded (the Shock leve it ended, the TS it raised)."""
     summaries = [event_summary(record) for record in records]
     lost = any(r.event.get("kind") == fight.KIND and r.event.get("lost") for r in records)
+    assert before.current_slot is not None  # a turn passed: there was one to pass
     passed = fight.slot_name(before.current_slot, names)
     after = selectors.fight_now(campaign=campaign)
     title = (_("%(name)s loses the turn") if lost else _("End of %(name)s's turn")) % {
@@ -343,7 +346,7 @@ def _pass_toast(records, before: fight.Fight, names: dict, campaign: Campaign) -
 
 @require_POST
 @login_required
-def fight_end(request: HttpRequest, slug: str) -> HttpResponse:
+def fight_end(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """End the fight going on: its order stays in the history."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     try:
