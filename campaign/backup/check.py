@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal, overload
 
 from django.core.exceptions import ValidationError
 from django.utils import translation
@@ -23,6 +24,7 @@ from ..models import (
     Character,
     GameSession,
     Membership,
+    max_length,
 )
 from ..services.campaigns import ROUND_SECONDS_MAX
 from ..services.characters import powers_validate, scores_validate
@@ -38,10 +40,10 @@ IMPORT_BATCH = 1000
 
 # The largest whole number a seq, joined_seq or session number may be (an integer column).
 _INT_MAX = 2**31 - 1
-NAME_MAX = Campaign._meta.get_field("name").max_length
-_PJ_NAME_MAX = Character._meta.get_field("name").max_length
-_TITLE_MAX = GameSession._meta.get_field("title").max_length
-_ENTRY_NAME_MAX = CatalogueEntry._meta.get_field("name").max_length
+NAME_MAX = max_length(Campaign, "name")
+_PJ_NAME_MAX = max_length(Character, "name")
+_TITLE_MAX = max_length(GameSession, "title")
+_ENTRY_NAME_MAX = max_length(CatalogueEntry, "name")
 ENTRY_TEXTS = ("effect", "effect_leve", "effect_grave", "effect_persistente")
 
 
@@ -105,6 +107,12 @@ def _p(place: str, expected: str = "") -> dict:
     return {"place": place, "expected": expected}
 
 
+@overload
+def _check(
+    value: object, kind: Literal["object"], place: str, null: Literal[False] = False
+) -> dict: ...
+@overload
+def _check(value: object, kind: str, place: str, null: bool = False) -> object: ...
 def _check(value: object, kind: str, place: str, null: bool = False) -> object:
     """`value` when it is of `kind`, else a BackupError naming `place`."""
     if value is None and null:
@@ -132,13 +140,84 @@ def _check(value: object, kind: str, place: str, null: bool = False) -> object:
                 ok = value.tzinfo is not None
     if not ok:
         raise _expected(place, kind, null)
-    if kind in ("count", "positive") and value > _INT_MAX:
+    if kind in ("count", "positive") and isinstance(value, int) and value > _INT_MAX:
         raise BackupError(
             _("%(place)s is too large (at most %(max)s).") % {"place": place, "max": _INT_MAX}
         )
     return value
 
 
+# What _get answers for each kind: its JSON value, checked (a "when" parsed), or None
+# where null is allowed.
+_Int = Literal["count", "positive"]
+
+
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: _Int,
+    *,
+    default: object = ...,
+    null: Literal[False] = ...,
+) -> int: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: _Int, *, default: object = ..., null: Literal[True]
+) -> int | None: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["text"],
+    *,
+    default: object = ...,
+    null: Literal[False] = ...,
+) -> str: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["text"],
+    *,
+    default: object = ...,
+    null: Literal[True],
+) -> str | None: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: Literal["bool"], *, default: object = ...
+) -> bool: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["when"],
+    *,
+    default: object = ...,
+    null: Literal[False] = ...,
+) -> datetime: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["when"],
+    *,
+    default: object = ...,
+    null: Literal[True],
+) -> datetime | None: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: Literal["object"], *, default: object = ...
+) -> dict: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: Literal["list"], *, default: object = ...
+) -> list: ...
 def _get(
     obj: dict, key: str, place: str, kind: str, *, default: object = _REQUIRED, null: bool = False
 ) -> object:
@@ -156,7 +235,7 @@ def _here(place: str, key: str) -> str:
 
 
 def _object(value: object, place: str) -> dict:
-    return _check(value, "object", place)  # type: ignore[return-value]
+    return _check(value, "object", place)
 
 
 def checked_name(obj: dict, key: str, place: str, max_length: int) -> str:
@@ -517,7 +596,12 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
             # hand-made 10^30 rounds would hold the import for ever.
             for unit in TIME_UNITS:
                 amount = event.get(unit)
-                if type(amount) in (int, float) and amount > TIME_MAX[unit]:
+                # A JSON number (not true or false) beyond the board's own limit.
+                if (
+                    isinstance(amount, int | float)
+                    and not isinstance(amount, bool)
+                    and amount > TIME_MAX[unit]
+                ):
                     raise BackupError(
                         _("%(place)s is too large (at most %(max)s).")
                         % {"place": f"{place}.event.{unit}", "max": TIME_MAX[unit]}
@@ -644,6 +728,7 @@ def _void_state(fold: Fold, ref: int, event: _Event) -> tuple[dict, list]:
     the non-void ones and those voided after it.
     """
     voided_at = event.void_at
+    assert voided_at is not None  # Fold.events calls this for a void event only
     base = fold.state[ref]
     log = fold.log[ref]
     voided = fold.voided[ref]
