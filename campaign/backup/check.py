@@ -531,6 +531,23 @@ def _sheet_readable(sheet: object) -> bool:
     return True
 
 
+def _time_bounded(event: dict, place: str) -> None:
+    """As on the board (forms.TIME_MAX): the engine walks every day of a time event, so a
+    hand-made 10^30 rounds would hold the import for ever."""
+    for unit in TIME_UNITS:
+        amount = event.get(unit)
+        # A JSON number (not true or false) beyond the board's own limit.
+        if (
+            isinstance(amount, int | float)
+            and not isinstance(amount, bool)
+            and amount > TIME_MAX[unit]
+        ):
+            raise BackupError(
+                _("%(place)s is too large (at most %(max)s).")
+                % {"place": f"{place}.event.{unit}", "max": TIME_MAX[unit]}
+            )
+
+
 def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
     events: list[_Event] = []
     kinds = frozenset(rules.EVENT_KINDS)
@@ -592,20 +609,7 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                 % {"place": f"{place}.event.kind", "kind": kind}
             )
         if kind == "time":
-            # As on the board (forms.TIME_MAX): the engine walks every day of it, so a
-            # hand-made 10^30 rounds would hold the import for ever.
-            for unit in TIME_UNITS:
-                amount = event.get(unit)
-                # A JSON number (not true or false) beyond the board's own limit.
-                if (
-                    isinstance(amount, int | float)
-                    and not isinstance(amount, bool)
-                    and amount > TIME_MAX[unit]
-                ):
-                    raise BackupError(
-                        _("%(place)s is too large (at most %(max)s).")
-                        % {"place": f"{place}.event.{unit}", "max": TIME_MAX[unit]}
-                    )
+            _time_bounded(event, place)
         events.append(
             _Event(
                 place=place,

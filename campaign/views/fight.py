@@ -118,37 +118,45 @@ def _move(
         keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
         rows[:] = [row for row, _value in keyed]
     elif doing == "add":
-        chosen = request.POST.get("new", "")
-        init = (request.POST.get("new_init") or "").strip()[:12]
-        try:
-            _initiative(init)
-        except ValueError:
-            return _("Type the initiative as a whole number, or leave it blank.")
-        taken = {row.pj for row in rows}
-        if chosen.startswith("pj:"):
-            pk = whole(chosen[3:])
-            if pk not in in_play or pk in taken:
-                return _("Choose a PJ in play who is not in the order yet.")
-            rows.append(Row(chosen, "", init))
-        else:
-            name = _name(request.POST.get("new_name"))
-            if not name and not init:
-                return ""  # nothing typed to add (Enter in another field): the page as it is
-            if not name:
-                return _("Name whoever joins the order (an enemy, an ally…).")
-            if len(name) > fight.NAME_MAX:
-                return _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX}
-            # Never the number of someone in the fight's order: each other is its own.
-            taken_npcs = (
-                [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
-                if now
-                else [row.npc or 0 for row in rows]
-            )
-            number = max(taken_npcs, default=0) + 1
-            rows.append(Row(f"npc:{number}", name, init))
-        if len(rows) > fight.SLOTS_MAX:
-            rows.pop()
-            return _("At most %(n)s in a fight's order.") % {"n": fight.SLOTS_MAX}
+        return _add(rows, request, in_play, now)
+    return ""
+
+
+def _add(
+    rows: list[Row], request: AuthedHttpRequest, in_play: dict, now: fight.Fight | None
+) -> str:
+    """The form's "add" move: a PJ in play, or someone named, joins the order's end."""
+    chosen = request.POST.get("new", "")
+    init = (request.POST.get("new_init") or "").strip()[:12]
+    try:
+        _initiative(init)
+    except ValueError:
+        return _("Type the initiative as a whole number, or leave it blank.")
+    taken = {row.pj for row in rows}
+    if chosen.startswith("pj:"):
+        pk = whole(chosen[3:])
+        if pk not in in_play or pk in taken:
+            return _("Choose a PJ in play who is not in the order yet.")
+        rows.append(Row(chosen, "", init))
+    else:
+        name = _name(request.POST.get("new_name"))
+        if not name and not init:
+            return ""  # nothing typed to add (Enter in another field): the page as it is
+        if not name:
+            return _("Name whoever joins the order (an enemy, an ally…).")
+        if len(name) > fight.NAME_MAX:
+            return _("A name of at most %(n)s characters.") % {"n": fight.NAME_MAX}
+        # Never the number of someone in the fight's order: each other is its own.
+        taken_npcs = (
+            [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
+            if now
+            else [row.npc or 0 for row in rows]
+        )
+        number = max(taken_npcs, default=0) + 1
+        rows.append(Row(f"npc:{number}", name, init))
+    if len(rows) > fight.SLOTS_MAX:
+        rows.pop()
+        return _("At most %(n)s in a fight's order.") % {"n": fight.SLOTS_MAX}
     return ""
 
 
