@@ -357,10 +357,6 @@ class SessionStartForm(forms.Form):
     )
 
 
-class SessionEndForm(forms.Form):
-    recap = forms.CharField(label=_("Recap"), required=False, widget=forms.Textarea)
-
-
 def add_service_error(form: forms.Form, error: ValidationError) -> None:
     """Show a service's refusal on the form: next to its field when the form has it."""
     if hasattr(error, "error_dict"):
