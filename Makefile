@@ -21,7 +21,7 @@ endef
 
 MO_FILES := locale/es/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
 
-.PHONY: run dev test quick bench lint format messages clean venv-check audit
+.PHONY: run dev test quick bench lint typecheck format messages clean venv-check audit
 
 # The venv is remade when its Python is missing or older than 3.12.
 venv-check:
@@ -96,9 +96,15 @@ bench: venv-check $(VENV)/.dev-installed
 	done; [ $$found = 1 ] || echo "No benchmarks in bench/."; \
 	if [ -n "$$missed" ]; then echo "Missed a target:$$missed"; exit 1; fi
 
+# ruff, then mypy: CI's lint step (.ci/run), and what .pre-commit-config.yaml runs too.
 lint: venv-check $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+# Types: mypy with django-stubs over campaign, rules and config ([tool.mypy] in pyproject.toml).
+typecheck: venv-check $(VENV)/.dev-installed
+	$(VENV)/bin/mypy
 
 format: venv-check $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check --fix .

@@ -79,7 +79,7 @@ class Step:
     secret: bool = False
 
 
-def table_log(
+def table_log(  # noqa: C901 - one generator of a whole table's log, step by step
     party: list, states: dict, options: dict, *, first_seq: int, last_seq: int, seed: int = 11
 ) -> Iterator[Step]:
     """A campaign's log as a table makes it, each seq after `first_seq` up to `last_seq`.

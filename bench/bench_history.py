@@ -18,15 +18,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_board  # noqa: E402  (sets Django up on a throwaway database)
-from django.conf import settings  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection, reset_queries  # noqa: E402
-from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext  # noqa: E402
+import bench_board  # sets Django up on a throwaway database
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection, reset_queries
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
-from campaign import services  # noqa: E402
-from campaign.models import GameSession, StateEvent  # noqa: E402
+from campaign import services
+from campaign.models import GameSession, StateEvent
 
 SESSION_EVENTS = 5_000
 QUERIES = 15

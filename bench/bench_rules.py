@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import RuleError, apply, initial_state, replay  # noqa: E402
+from rules import RuleError, apply, initial_state, replay
 
 EVENTS = 100_000
 REPLAY_TARGET = 200_000  # events per second

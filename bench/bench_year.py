@@ -25,9 +25,9 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _log import table_log  # noqa: E402
+from _log import table_log
 
-import rules  # noqa: E402
+import rules
 
 TABLE_KIB = 8.0
 SESSION_EVENTS = 250

@@ -3,13 +3,13 @@
 Anything a user may not see answers 404, never 403: a URL must not reveal what exists.
 """
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import Http404
 
 from .models import Campaign, Character, Membership
 
 
-def campaign_for_dj(*, user: AbstractBaseUser, slug: str) -> Campaign:
+def campaign_for_dj(*, user: User | AnonymousUser, slug: str) -> Campaign:
     """The campaign `slug` when `user` is its DJ; Http404 otherwise."""
     if user.is_authenticated:
         campaign = Campaign.objects.filter(
@@ -20,7 +20,7 @@ def campaign_for_dj(*, user: AbstractBaseUser, slug: str) -> Campaign:
     raise Http404("No such campaign.")
 
 
-def membership_for(*, user: AbstractBaseUser, slug: str) -> Membership:
+def membership_for(*, user: User | AnonymousUser, slug: str) -> Membership:
     """The user's membership of campaign `slug` (DJ or player); Http404 otherwise."""
     if user.is_authenticated:
         membership = (
@@ -45,7 +45,7 @@ def character_for_dj(*, campaign: Campaign, pk: int, archived: bool | None = Fal
 
 
 def character_for_viewer(
-    *, user: AbstractBaseUser, slug: str, pk: int
+    *, user: User | AnonymousUser, slug: str, pk: int
 ) -> tuple[Membership, Character]:
     """A PJ in play on campaign `slug` that `user` may follow: its own player, or the DJ.
 
@@ -56,14 +56,14 @@ def character_for_viewer(
         campaign=membership.campaign, pk=pk, archived_at__isnull=True
     )
     if membership.role != Membership.Role.DJ:
-        characters = characters.filter(player=user)
+        characters = characters.filter(player_id=membership.user_id)  # `user`, signed in
     character = characters.select_related("snapshot", "player").first()
     if character is None:
         raise Http404("No such PJ.")
     return membership, character
 
 
-def archived_own_character(*, user: AbstractBaseUser, slug: str, pk: int) -> Character | None:
+def archived_own_character(*, user: User | AnonymousUser, slug: str, pk: int) -> Character | None:
     """`user`'s own PJ `pk` on campaign `slug` when the DJ has archived it (its player may
     know that much), else None."""
     if not user.is_authenticated:

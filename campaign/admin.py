@@ -125,8 +125,8 @@ class EventSnapshotInline(admin.TabularInline):
     model = EventSnapshot
     extra = 0
     can_delete = False
-    fields = ["character", "state"]
-    readonly_fields = fields
+    readonly_fields = ("character", "state")
+    fields = readonly_fields
 
     def has_add_permission(self, request, obj=None):
         return False

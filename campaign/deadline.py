@@ -1,11 +1,12 @@
 """A tap's deadline: a write the page has given up waiting for is refused, never applied late.
 
-The page stamps each of its htmx POSTs with when it sent it, on the server's clock (the live
-stream tells the page that clock; header X-Zodiac-Sent, milliseconds since the epoch). The
-page gives up on an answer after PAGE_GIVES_UP seconds and tells the user the tap was not
-recorded; the server refuses the write once TAP_SECONDS have passed since it was sent,
-checked when the campaign's lock is held (a write can wait there behind another), which
-leaves the server time to commit and answer before the page gives up.
+The page stamps each of its htmx POSTs with when it sent it, on the server's clock (the
+live stream tells the page that clock; header X-Zodiac-Sent, milliseconds since the epoch).
+The page gives up on an answer after 8 seconds (TAP_GIVES_UP_MS, static/js/live.js) and
+tells the user the tap was not recorded; the server refuses the write once TAP_SECONDS have
+passed since it was sent, checked when the campaign's lock is held (a write can wait there
+behind another), which leaves the server time to commit and answer before the page gives
+up.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from .numbers import whole
 
 HEADER = "X-Zodiac-Sent"
 TAP_SECONDS = 5.0
-PAGE_GIVES_UP = 8.0  # static/js/live.js waits this long for an answer (kept in step)
 
 _deadline: ContextVar[float | None] = ContextVar("tap_deadline", default=None)
 

@@ -5,11 +5,13 @@ which turn taps into events, live in campaign/taps.py).
 """
 
 import re
+from typing import TypedDict, cast
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.utils.translation import gettext
@@ -19,7 +21,7 @@ from rules.vocab import SCORES
 
 from . import backup
 from .limits import ROUND_SECONDS_MAX
-from .models import Campaign, CatalogueEntry, Character, GameSession
+from .models import Campaign, CatalogueEntry, Character, GameSession, max_length
 from .services.campaigns import catalogue_name_normalize
 
 # The five attributes every PJ has, in the order of the sheet.
@@ -40,7 +42,7 @@ class CampaignForm(forms.Form):
 
     name = forms.CharField(
         label=_("Name"),
-        max_length=Campaign._meta.get_field("name").max_length,
+        max_length=max_length(Campaign, "name"),
         error_messages={"required": _("Enter the campaign's name.")},
         help_text=_("How the table calls it, e.g. “La sombra de Kiso”."),
     )
@@ -146,10 +148,10 @@ class CharacterForm(forms.Form):
 
     name = forms.CharField(
         label=_("Name"),
-        max_length=Character._meta.get_field("name").max_length,
+        max_length=max_length(Character, "name"),
         error_messages={"required": _("Enter the PJ's name.")},
     )
-    player = forms.ModelChoiceField(
+    player: "forms.ModelChoiceField[User]" = forms.ModelChoiceField(
         label=_("Player"),
         queryset=None,
         required=False,
@@ -190,7 +192,9 @@ class CharacterForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         self.character = character
-        self.fields["player"].queryset = players
+        player = self.fields["player"]
+        assert isinstance(player, forms.ModelChoiceField)  # the class's own field, copied
+        player.queryset = players
         for abbr in MAIN_SCORES:
             # The summary at the top lists the errors without their labels: name the box.
             message = gettext("%(abbr)s: give a whole number from 0 to 10, or leave it blank.")
@@ -263,12 +267,21 @@ class CharacterForm(forms.Form):
 PHASE_FIELDS = ("effect_leve", "effect_grave", "effect_persistente")
 
 
+class EntryTexts(TypedDict, total=False):
+    """CatalogueEntryForm.texts(): the effect texts its form shows, by field."""
+
+    effect: str
+    effect_leve: str
+    effect_grave: str
+    effect_persistente: str
+
+
 class CatalogueEntryForm(forms.Form):
     """A catalogue entry's texts; its name and kind only when it is new."""
 
     name = forms.CharField(
         label=_("Name"),
-        max_length=CatalogueEntry._meta.get_field("name").max_length,
+        max_length=max_length(CatalogueEntry, "name"),
         error_messages={"required": _("Enter the entry's name.")},
         help_text=_("Lowercase, as the log writes it, e.g. “veneno de fugu”."),
     )
@@ -321,11 +334,10 @@ class CatalogueEntryForm(forms.Form):
                 for field in PHASE_FIELDS:
                     del self.fields[field]
 
-    def texts(self) -> dict[str, str]:
+    def texts(self) -> EntryTexts:
         """The effect texts the form shows (an E.Esp has no phases)."""
-        return {
-            f: self.cleaned_data[f] for f in ("effect", *PHASE_FIELDS) if f in self.cleaned_data
-        }
+        fields = ("effect", *PHASE_FIELDS)  # EntryTexts' keys
+        return cast(EntryTexts, {f: self.cleaned_data[f] for f in fields if f in self.cleaned_data})
 
     def clean_name(self) -> str:
         name = catalogue_name_normalize(self.cleaned_data["name"])
@@ -342,12 +354,8 @@ class SessionStartForm(forms.Form):
     title = forms.CharField(
         label=_("Session title"),
         required=False,
-        max_length=GameSession._meta.get_field("title").max_length,
+        max_length=max_length(GameSession, "title"),
     )
-
-
-class SessionEndForm(forms.Form):
-    recap = forms.CharField(label=_("Recap"), required=False, widget=forms.Textarea)
 
 
 def add_service_error(form: forms.Form, error: ValidationError) -> None:
@@ -372,7 +380,7 @@ class ImportForm(forms.Form):
     name = forms.CharField(
         label=_("Name"),
         required=False,
-        max_length=Campaign._meta.get_field("name").max_length,
+        max_length=max_length(Campaign, "name"),
         help_text=_("Leave it blank to keep the name in the file."),
     )
 
@@ -411,10 +419,12 @@ class AccountForm(BaseUserCreationForm):
     def validate_password_for_user(self, user, **kwargs) -> None:
         """Django checks the password's rules on its confirmation; a weak password is said
         by the password field, where it was chosen (a mismatch stays on the confirmation)."""
-        super().validate_password_for_user(user, password_field_name="password1")
+        # django-stubs leaves SetPasswordMixin out of BaseUserCreationForm's bases.
+        super().validate_password_for_user(user, password_field_name="password1")  # type: ignore[misc]
 
     def clean_username(self) -> str:
-        username = self.cleaned_data.get("username")
+        # Called only once the field itself validated its value: cleaned_data holds it.
+        username: str = self.cleaned_data["username"]
         users = get_user_model().objects
         if username and users.filter(username__iexact=username).exists():
             raise ValidationError(
@@ -430,6 +440,7 @@ def _username_length_checked(form: forms.Form) -> None:
     SQLite finds the any-case lookup's LIKE pattern too long and django-axes' record of the
     failure overflows PostgreSQL's varchar(255) (a 500 either way)."""
     field = form.fields["username"]
+    assert isinstance(field, forms.CharField)  # Django's UsernameField
     field.validators.append(MaxLengthValidator(field.max_length))
 
 

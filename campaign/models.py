@@ -255,7 +255,7 @@ class StateEvent(models.Model):
         verbose_name_plural = _("events")
 
     def __str__(self) -> str:
-        who = self.character.name if self.character_id else _("everyone")
+        who = self.character.name if self.character is not None else _("everyone")
         return f"#{self.seq} {self.kind} ({who})"
 
     @property
@@ -401,3 +401,11 @@ class WrongCode(models.Model):
 
     def __str__(self) -> str:
         return f"{self.address} @{self.at:%Y-%m-%d %H:%M}"
+
+
+def max_length(model: type[models.Model], name: str) -> int:
+    """The max_length of a model's text field, for a form or a check to hold to."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field) or field.max_length is None:
+        raise TypeError(f"{model.__name__}.{name} has no max_length")
+    return field.max_length

@@ -22,8 +22,13 @@ def whole(value: str | None, *, digits: int = 18) -> int | None:
 
 def wholes(values: list[str], *, digits: int = 18) -> list[int] | None:
     """Every one of `values` as a whole number (see `whole`), or None when one is not."""
-    found = [whole(value, digits=digits) for value in values]
-    return None if None in found else found
+    found = []
+    for value in values:
+        number = whole(value, digits=digits)
+        if number is None:
+            return None
+        found.append(number)
+    return found
 
 
 def decimal(value: str | None) -> float | None:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
@@ -27,7 +27,7 @@ from .models import (
 )
 
 
-def played_characters(*, user: AbstractBaseUser) -> dict[int, list[Character]]:
+def played_characters(*, user: User | AnonymousUser) -> dict[int, list[Character]]:
     """The PJ in play a user plays, by campaign id, by name."""
     played: dict[int, list[Character]] = {}
     if not user.is_authenticated:
@@ -39,7 +39,7 @@ def played_characters(*, user: AbstractBaseUser) -> dict[int, list[Character]]:
     return played
 
 
-def membership_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Membership]:
+def membership_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Membership]:
     """The campaigns a user belongs to, with the role in each, by campaign name."""
     if not user.is_authenticated:
         return Membership.objects.none()
@@ -60,7 +60,7 @@ def in_log_of(character: Character) -> Q:
 
 def characters_touched(*, event: StateEvent) -> list[Character]:
     """The PJ whose log holds `event` (`in_log_of`, read the other way), by pk."""
-    if event.character_id is not None:
+    if event.character is not None:
         return [event.character]
     reached = [int(pk) for pk in (event.effects or {}) if str(pk).isdigit()]
     touched = Character.objects.filter(campaign_id=event.campaign_id, pk__in=reached)
@@ -349,7 +349,7 @@ def catalogue_by_kind(*, campaign: Campaign) -> list[tuple[str, str, list[Catalo
     """The catalogue grouped by kind: (kind, label, entries by name), every kind listed."""
     entries = list(campaign.catalogue.order_by("name"))
     return [
-        (kind, label, [e for e in entries if e.kind == kind])
+        (kind, str(label), [e for e in entries if e.kind == kind])
         for kind, label in CatalogueEntry.Kind.choices
     ]
 
@@ -359,7 +359,7 @@ def character_fresh(*, pk: int) -> Character:
     return Character.objects.select_related("snapshot", "player").get(pk=pk)
 
 
-def characters_played_by(*, campaign: Campaign, user: AbstractBaseUser) -> list[Character]:
+def characters_played_by(*, campaign: Campaign, user: User) -> list[Character]:
     """The PJ of `campaign` that `user` plays."""
     return list(Character.objects.filter(campaign=campaign, player=user))
 
@@ -480,7 +480,7 @@ def board_view(
     # The names the board holds already; the database only for a PJ it does not (one
     # archived since a party event reached it, or in the fight's order).
     names = {c.pk: c.name for c in characters}
-    names.update((e.character_id, e.character.name) for e in recent if e.character_id)
+    names.update((e.character.pk, e.character.name) for e in recent if e.character is not None)
     wanted = {int(pk) for e in recent if not e.character_id for pk in e.effects or {}}
     if now is not None:
         wanted.update(s.pj for s in now.order if s.pj is not None)

@@ -121,9 +121,10 @@ def time_event(data: QueryDict) -> dict:
 
 def _type_grade(data: QueryDict) -> tuple[str, str]:
     """The type and grade of a tap: `type` and `grade`, or one `type_grade` "heridas:leve"."""
-    if data.get("type_grade"):
+    type_grade = data.get("type_grade")
+    if type_grade:
         data = data.copy()
-        data["type"], _sep, data["grade"] = data["type_grade"].partition(":")
+        data["type"], _sep, data["grade"] = type_grade.partition(":")
     t = _choice(data, "type", TYPES, _("Choose one of the five E.Alt types."))
     g = _choice(data, "grade", GRADES, _("Choose leve, grave or persistente."))
     return t, g

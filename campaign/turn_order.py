@@ -133,7 +133,7 @@ def turns(events: Iterable[tuple[int, dict]], seqs: Iterable[int]) -> dict[int, 
     round, and the slot whose turn it was): `events` are the fight's and time's events from
     a fight's start before the first of `seqs` (or earlier) to the last."""
     timeline = list(events)
-    out: dict[int, tuple] = {}
+    out: dict[int, Fight] = {}
     fight, cursor = None, 0
     for seq in sorted(seqs):
         while cursor < len(timeline) and timeline[cursor][0] < seq:

@@ -199,6 +199,8 @@ AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True
 # The login page itself, with the message and HTTP 429 (campaign/views/accounts.py).
 AXES_LOCKOUT_CALLABLE = "campaign.views.accounts.lockout"
+# Axes' own default, named here so the lockout page's status is a declared setting.
+AXES_HTTP_RESPONSE_CODE = 429
 # Failures only: no table of every successful login's address and browser.
 AXES_DISABLE_ACCESS_LOG = True
 # No start-up banner on every manage.py command; failures and lockouts are still logged.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.engine import Char, pending_check
+from rules.engine import Char, Effect, pending_check
 from rules.errors import MESSAGES, RuleError
 from rules.events import step
 from rules.state import CAP, Breakdown, action_breakdown, action_modifier, is_public_state, public
@@ -118,7 +118,8 @@ def apply(
             raise RuleError("bad_state")
         c = Char.from_engine(state[ENGINE_KEY])
     c.opt = normalize_options(options)
-    c.fx = effects = []
+    effects: list[Effect] = []
+    c.fx = effects
     step(c, event)
     c.fx = None
     return _stored(c), effects

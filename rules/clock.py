@@ -20,7 +20,8 @@ _T_FATIGA_LEVE, _T_FATIGA_GRAVE, _T_EMOCION, _T_SHOCK_LEVE, _T_SHOCK_END = 0, 1,
 _T_WAKE, _T_INFECCION, _T_SIN_DESCANSO, _T_DEFERRED, _T_ESFUERZO = 5, 6, 7, 8, 9
 
 
-def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None:
+# C901 on purpose: one loop over every timer kind in time order, a branch a rule.
+def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None:  # noqa: C901
     """Move the clock to `target`, firing every timer that falls on the way, in time order."""
     if target > c.clock:
         c.turn_ended = False  # time passing starts a new round (R13)
@@ -69,7 +70,7 @@ def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None
             best, kind = t, _T_SIN_DESCANSO
         if c.deferred and not asleep and c.clock < best:
             best, kind = c.clock, _T_DEFERRED  # a waking without Descanso applies them now
-        if act == "esfuerzo":
+        if act == "esfuerzo" and c.esfuerzo_since is not None:  # always set, just above
             # R27: the next whole minute of the streak not yet judged, and above the FUE in
             # force now; minutes already passed were judged with the FUE of their time.
             t = c.esfuerzo_since + MINUTE * (max(c.esfuerzo_minutes, c.scores["FUE"]) + 1)
@@ -122,6 +123,7 @@ def _fire(c: Char, kind: int, dice: Dice) -> None:
     elif kind == _T_DEFERRED:
         apply_deferred(c)
     else:
+        assert c.esfuerzo_since is not None  # _T_ESFUERZO is only scheduled during a streak
         c.esfuerzo_minutes = (c.clock - c.esfuerzo_since) // MINUTE
         c.raise_check("esfuerzo_prolongado")
 
@@ -154,6 +156,7 @@ def wake(c: Char, forced: bool, dice: Dice) -> None:
     sleep make a Descanso unless the sleep could not count as one (`descanso: false`).
     Woken by force before 6 h: no Descanso, and from the faint, Shock grave too.
     """
+    assert c.sleep_start is not None  # set by fall_asleep, for as long as c.asleep
     slept = c.clock - c.sleep_start
     faint = c.faint
     c.asleep = False

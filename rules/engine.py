@@ -92,7 +92,12 @@ class Char:
         self.clock = 0
         self.marks = dict.fromkeys(TYPES, 0)
         self.since: dict[str, int] = {}  # "type.grade" -> clock when the box was marked
-        self.emotion = {"leve": None, "grave": None, "grave_cause": None, "persistente": None}
+        self.emotion: dict[str, str | None] = {
+            "leve": None,
+            "grave": None,
+            "grave_cause": None,
+            "persistente": None,
+        }
         self.afflictions: list[str] = []
         self.specials: list[str] = []  # given ones; derived ones are added on output
         self.pending: list[dict] = []
@@ -346,7 +351,7 @@ def _suffer_emocion(c: Char, g: str, ev: dict) -> None:
     if g == "leve":
         if not bits & LEVE:
             mark_emotion(c, "leve", variant, None, "base")
-        elif emotion["leve"] == variant:
+        elif variant is not None and emotion["leve"] == variant:
             mark_emotion(c, "grave", VARIANT_UP[variant], ev.get("cause"), "R15")
         else:
             emotion["leve"] = variant  # R15: one leve emotion replaces the other
@@ -360,7 +365,7 @@ def _suffer_emocion(c: Char, g: str, ev: dict) -> None:
         mark_emotion(c, "persistente", "abatimiento", None, "base")
 
 
-def mark_emotion(c: Char, g: str, variant: str, cause: str | None, rule: str) -> None:
+def mark_emotion(c: Char, g: str, variant: str | None, cause: str | None, rule: str) -> None:
     c.mark("emocion", g, rule, variant=variant)
     c.emotion[g] = variant
     if g == "grave":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal, overload
 
 from rules import clock, engine, recovery
 from rules.engine import Char, Dice
@@ -54,6 +55,10 @@ def _bool(
     return value
 
 
+@overload
+def _positive(ev: dict, field: str, index: int, *, whole: Literal[True]) -> int: ...
+@overload
+def _positive(ev: dict, field: str, index: int, *, whole: bool = False) -> float | int: ...
 def _positive(ev: dict, field: str, index: int, *, whole: bool = False) -> float | int:
     value = ev[field]
     ok = type(value) is int if whole else type(value) in (int, float)
@@ -62,6 +67,10 @@ def _positive(ev: dict, field: str, index: int, *, whole: bool = False) -> float
     return value
 
 
+@overload
+def _text(ev: dict, field: str, index: int, *, required: Literal[True]) -> str: ...
+@overload
+def _text(ev: dict, field: str, index: int, *, required: bool = False) -> str | None: ...
 def _text(ev: dict, field: str, index: int, *, required: bool = False) -> str | None:
     value = ev.get(field)
     if value is None and not required:

@@ -110,7 +110,7 @@ def public(c: Char) -> dict:
         "modifiers": ordinary,
         "modifiers_flee": flee,
         "modifiers_fight": fight,
-        "medicine_obstacle": OBSTACULO.get(active["afeccion"], 0),
+        "medicine_obstacle": OBSTACULO.get(active["afeccion"] or "", 0),
         "pending": [dict(p) for p in c.pending],
     }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, overload
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
@@ -22,6 +23,7 @@ from ..models import (
     Character,
     GameSession,
     Membership,
+    max_length,
 )
 
 FORMAT = "zodiac-campaign"
@@ -34,10 +36,10 @@ IMPORT_BATCH = 1000
 
 # The largest whole number a seq, joined_seq or session number may be (an integer column).
 _INT_MAX = 2**31 - 1
-NAME_MAX = Campaign._meta.get_field("name").max_length
-_PJ_NAME_MAX = Character._meta.get_field("name").max_length
-_TITLE_MAX = GameSession._meta.get_field("title").max_length
-_ENTRY_NAME_MAX = CatalogueEntry._meta.get_field("name").max_length
+NAME_MAX = max_length(Campaign, "name")
+_PJ_NAME_MAX = max_length(Character, "name")
+_TITLE_MAX = max_length(GameSession, "title")
+_ENTRY_NAME_MAX = max_length(CatalogueEntry, "name")
 ENTRY_TEXTS = ("effect", "effect_leve", "effect_grave", "effect_persistente")
 
 
@@ -101,6 +103,12 @@ def _p(place: str, expected: str = "") -> dict:
     return {"place": place, "expected": expected}
 
 
+@overload
+def _check(
+    value: object, kind: Literal["object"], place: str, null: Literal[False] = False
+) -> dict: ...
+@overload
+def _check(value: object, kind: str, place: str, null: bool = False) -> object: ...
 def _check(value: object, kind: str, place: str, null: bool = False) -> object:
     """`value` when it is of `kind`, else a BackupError naming `place`."""
     if value is None and null:
@@ -128,13 +136,84 @@ def _check(value: object, kind: str, place: str, null: bool = False) -> object:
                 ok = value.tzinfo is not None
     if not ok:
         raise _expected(place, kind, null)
-    if kind in ("count", "positive") and value > _INT_MAX:
+    if kind in ("count", "positive") and isinstance(value, int) and value > _INT_MAX:
         raise BackupError(
             _("%(place)s is too large (at most %(max)s).") % {"place": place, "max": _INT_MAX}
         )
     return value
 
 
+# What _get answers for each kind: its JSON value, checked (a "when" parsed), or None
+# where null is allowed.
+_Int = Literal["count", "positive"]
+
+
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: _Int,
+    *,
+    default: object = ...,
+    null: Literal[False] = ...,
+) -> int: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: _Int, *, default: object = ..., null: Literal[True]
+) -> int | None: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["text"],
+    *,
+    default: object = ...,
+    null: Literal[False] = ...,
+) -> str: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["text"],
+    *,
+    default: object = ...,
+    null: Literal[True],
+) -> str | None: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: Literal["bool"], *, default: object = ...
+) -> bool: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["when"],
+    *,
+    default: object = ...,
+    null: Literal[False] = ...,
+) -> datetime: ...
+@overload
+def _get(
+    obj: dict,
+    key: str,
+    place: str,
+    kind: Literal["when"],
+    *,
+    default: object = ...,
+    null: Literal[True],
+) -> datetime | None: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: Literal["object"], *, default: object = ...
+) -> dict: ...
+@overload
+def _get(
+    obj: dict, key: str, place: str, kind: Literal["list"], *, default: object = ...
+) -> list: ...
 def _get(
     obj: dict, key: str, place: str, kind: str, *, default: object = _REQUIRED, null: bool = False
 ) -> object:
@@ -152,7 +231,7 @@ def _here(place: str, key: str) -> str:
 
 
 def _object(value: object, place: str) -> dict:
-    return _check(value, "object", place)  # type: ignore[return-value]
+    return _check(value, "object", place)
 
 
 def checked_name(obj: dict, key: str, place: str, max_length: int) -> str:
@@ -443,6 +522,23 @@ def _sheet_readable(sheet: object) -> bool:
     return isinstance(sheet, dict) and rules.is_public_state(sheet.get("state"))
 
 
+def _time_bounded(event: dict, place: str) -> None:
+    """As on the board (limits.TIME_MAX): the engine walks every day of a time event, so a
+    hand-made 10^30 rounds would hold the import for ever."""
+    for unit in TIME_UNITS:
+        amount = event.get(unit)
+        # A JSON number (not true or false) beyond the board's own limit.
+        if (
+            isinstance(amount, int | float)
+            and not isinstance(amount, bool)
+            and amount > TIME_MAX[unit]
+        ):
+            raise BackupError(
+                _("%(place)s is too large (at most %(max)s).")
+                % {"place": f"{place}.event.{unit}", "max": TIME_MAX[unit]}
+            )
+
+
 def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
     events: list[_Event] = []
     kinds = frozenset(rules.EVENT_KINDS)
@@ -504,15 +600,7 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                 % {"place": f"{place}.event.kind", "kind": kind}
             )
         if kind == "time":
-            # As on the board (limits.TIME_MAX): the engine walks every day of it, so a
-            # hand-made 10^30 rounds would hold the import for ever.
-            for unit in TIME_UNITS:
-                amount = event.get(unit)
-                if type(amount) in (int, float) and amount > TIME_MAX[unit]:
-                    raise BackupError(
-                        _("%(place)s is too large (at most %(max)s).")
-                        % {"place": f"{place}.event.{unit}", "max": TIME_MAX[unit]}
-                    )
+            _time_bounded(event, place)
         events.append(
             _Event(
                 place=place,

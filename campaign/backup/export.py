@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Min
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ def _when(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _username(user: AbstractBaseUser | None) -> str | None:
+def _username(user: User | None) -> str | None:
     return user.get_username() if user is not None else None
 
 

@@ -56,7 +56,7 @@ class Fold:
             if event.ref is not None:
                 targets = [event.ref]
             elif turn_order.is_fight(event.event):
-                targets = []  # the turn order reaches no PJ (campaign.fight)
+                targets = []  # the turn order reaches no PJ (campaign.turn_order)
             elif event.party is not None:
                 targets = [c.ref for c in characters if c.ref in event.party]
             else:
@@ -116,6 +116,7 @@ def _void_state(fold: Fold, ref: int, event: _Event) -> tuple[dict, list]:
     the non-void ones and those voided after it.
     """
     voided_at = event.void_at
+    assert voided_at is not None  # Fold.events calls this for a void event only
     base = fold.state[ref]
     log = fold.log[ref]
     voided = fold.voided[ref]

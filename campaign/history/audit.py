@@ -117,7 +117,7 @@ def events_for(
 
 def _names_any(event: dict, names: set[str] | None) -> bool:
     """Whether an event names one of `names` (its source, E.Esp or específico)."""
-    return bool(names) and any(
+    return names is not None and any(
         isinstance(event.get(key), str) and event[key].lower() in names
         for key in ("source", "name", "especifico")
     )
@@ -240,7 +240,7 @@ def rows(
         effects = event.effects or {}
         lines = []
         for pk, trail in effects.items():
-            if not viewer.is_dj and int(pk) not in viewer.characters:
+            if viewer.characters is not None and int(pk) not in viewer.characters:
                 continue
             if event.character_id is None and not any(e.get("rule") != "base" for e in trail):
                 continue
@@ -274,8 +274,10 @@ def rows(
                 created_at=event.created_at,
                 clock=clock_parts(clock) if clock is not None else None,
                 round=during.round if during else rounds.get(event.seq, 1),
-                turn=turn_order.slot_name(during.current_slot, names) if during else "",
-                actor=event.actor.get_username() if event.actor_id else "",
+                turn=turn_order.slot_name(during.current_slot, names)
+                if during and during.current_slot
+                else "",
+                actor=event.actor.get_username() if event.actor else "",
                 # A player reads "Everyone" for the party: the others left out are not theirs.
                 who=party_who(event, names, in_play)
                 if viewer.is_dj or event.character_id or turn_order.is_fight(event.event)
@@ -288,11 +290,11 @@ def rows(
                     for who, text in lines
                 ),
                 void_at=event.void_at,
-                void_by=event.void_by.get_username() if event.void_by_id else "",
+                void_by=event.void_by.get_username() if event.void_by else "",
                 void_reason=event.void_reason,
                 secret=viewer.is_dj
-                and (event.secret or _names_any(event.event, kept.get(event.character_id))),
-                session=event.session.number if event.session_id else None,
+                and (event.secret or _names_any(event.event, kept.get(event.character_id or 0))),
+                session=event.session.number if event.session else None,
             )
         )
     return out
@@ -343,14 +345,14 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
     checks_after = Counter(p["check"] for p in after["pending"])
     for check in sorted(checks_before | checks_after):
         label = texts.check_text(check, code)["label"]
-        was, now = checks_before[check], checks_after[check]
-        if now > was:
+        held, count = checks_before[check], checks_after[check]
+        if count > held:
             words = _("New check: %(check)s") % {"check": label}
-        elif now < was:
+        elif count < held:
             words = _("Check done: %(check)s") % {"check": label}
         else:
             continue
-        out.append(words if max(was, now) == 1 else f"{words} (×{was} → ×{now})")
+        out.append(words if max(held, count) == 1 else f"{words} (×{held} → ×{count})")
     if before["can_act"] != after["can_act"]:
         out.append(_("Can act again") if after["can_act"] else _("Can no longer act"))
     return out
@@ -364,7 +366,7 @@ def event_changes(
     if event.character_id and event.character_id not in touched:
         touched.append(event.character_id)
     if not viewer.is_dj:
-        touched = [pk for pk in touched if pk in viewer.characters]
+        touched = [pk for pk in touched if pk in (viewer.characters or set())]
     characters = {c.pk: c for c in Character.objects.filter(pk__in=touched).order_by("name")}
     after = {
         s.character_id: s.state

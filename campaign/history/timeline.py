@@ -129,17 +129,17 @@ def _load(session: GameSession, characters: list[Character] | None):
     )
     if characters is not None:
         snapshots = snapshots.filter(character_id__in=[c.pk for c in characters])
-    snapshots = list(snapshots)
-    if not snapshots:
+    read = list(snapshots)
+    if not read:
         return [], {}
-    for snapshot in snapshots:
+    for snapshot in read:
         snapshot.state = {
             "clock": snapshot._clock,
             "active": snapshot._active,
             "specials": snapshot._specials,
         }
-    first_seq = snapshots[0].event.seq
-    lane_ids = {s.character_id for s in snapshots}
+    first_seq = read[0].event.seq
+    lane_ids = {s.character_id for s in read}
     latest = (
         EventSnapshot.objects.filter(
             character=OuterRef("pk"), seq__lt=first_seq, event__void_at__isnull=True
@@ -152,7 +152,7 @@ def _load(session: GameSession, characters: list[Character] | None):
         s.character_id: s.state
         for s in EventSnapshot.objects.filter(pk__in=before).only("character_id", "state")
     }
-    return snapshots, previous
+    return read, previous
 
 
 def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:

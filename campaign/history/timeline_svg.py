@@ -124,13 +124,13 @@ def _scale(lanes: list[Lane], lo: int, hi: int) -> tuple[Scale, list[tuple[int, 
     share of the width by its kind, not its length: a round or less 1, up to an hour 1.5,
     longer 2 (shortened, and marked on the axis). So a fight of a few rounds in a
     two-day session is drawn wide enough to read."""
-    moments = {lo, hi}
+    seen = {lo, hi}
     for lane in lanes:
-        moments.update((lane.start, lane.end))
-        moments.update(m.at for m in lane.markers)
+        seen.update((lane.start, lane.end))
+        seen.update(m.at for m in lane.markers)
         for seg in lane.segments:
-            moments.update((seg.start, seg.end))
-    moments = sorted(t for t in moments if lo <= t <= hi)
+            seen.update((seg.start, seg.end))
+    moments = sorted(t for t in seen if lo <= t <= hi)
     plot = PLOT_X1 - PLOT_X0
     gaps = list(zip(moments, moments[1:], strict=False))
     if all((b - a) / (hi - lo) * plot >= MIN_GAP for a, b in gaps):
@@ -272,7 +272,7 @@ def _marker_svg(m: Marker, cx: float, cy: float, pj: int) -> str:
 def _flow(items: list[tuple[str, str]], y: float, size: float) -> tuple[list[str], float]:
     """Legend items (swatch svg at 0,0 to 16,16; label) in rows; returns parts and height."""
     parts = []
-    x0, x = MARGIN, MARGIN
+    x0, x = float(MARGIN), float(MARGIN)
     for swatch, label in items:
         width = 22 + _text_width(label, size, 0.55) + 18
         if x > x0 and x + width - 18 > WIDTH - MARGIN:
@@ -408,7 +408,7 @@ def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[int, int], ids: s
             out.append(
                 f'<text x="{x0 + w / 2:.1f}" y="{by + BAND_H - 7:.1f}" '
                 f'font-size="{FONT - 3}" font-weight="700" text-anchor="middle" '
-                f'fill="{GRADE_INK[seg.grade]}" pointer-events="none">{letter}</text>'
+                f'fill="{GRADE_INK[seg.grade or "leve"]}" pointer-events="none">{letter}</text>'
             )
     return out
 
@@ -433,9 +433,9 @@ def _lane(
     for i, t in enumerate(TYPES):
         parts += _band(lane, t, band_top + i * (BAND_H + BAND_GAP), x, span, ids, code)
     bands_bottom = band_top + len(TYPES) * (BAND_H + BAND_GAP) - BAND_GAP
-    for t in ticks:
+    for tick in ticks:
         parts.append(
-            f'<line x1="{x(t):.1f}" y1="{band_top:.1f}" x2="{x(t):.1f}" '
+            f'<line x1="{x(tick):.1f}" y1="{band_top:.1f}" x2="{x(tick):.1f}" '
             f'y2="{bands_bottom:.1f}" stroke="{INK}" stroke-opacity="0.3" '
             f'stroke-width="1" stroke-dasharray="3 3"/>'
         )

@@ -107,8 +107,8 @@ def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int
         ]
     )
     found: dict[int, list[Change]] = {}
-    for campaign_id, *change in rows:
-        found.setdefault(campaign_id, []).append(Change(*change))
+    for campaign_id, cursor, pj, player, kind in rows:
+        found.setdefault(campaign_id, []).append(Change(cursor, pj, player, kind))
     return found
 
 
@@ -321,8 +321,8 @@ class Hub:
                 self.rendered.popitem(last=False)
         found = {}
         for key in keys:
-            future = self.rendered.get((*base, key))
-            found[key] = (await future)[key] if future is not None else None
+            done = self.rendered.get((*base, key))
+            found[key] = (await done)[key] if done is not None else None
         return found
 
     def poke(self, campaign_id: int, cursor: int, change: Change | None = None) -> None:

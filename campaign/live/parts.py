@@ -16,6 +16,7 @@ kind: the hub renders each part once per change for all its streams, and the ref
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
@@ -34,6 +35,100 @@ def key_name(key: tuple) -> str:
     return ":".join(map(str, key))
 
 
+class _Reads:
+    """What one render reads from the database, each thing once and only when a part needs
+    it."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.campaign = campaign
+        self.characters = selectors.board_characters(campaign=campaign)
+        self.in_play = {c.pk: c for c in self.characters}
+
+    @cached_property
+    def board(self) -> selectors.BoardView:
+        return selectors.board_view(
+            campaign=self.campaign, session=False, characters=self.characters
+        )
+
+    @cached_property
+    def panels(self) -> dict:
+        return present_board.panels(self.board)
+
+    @cached_property
+    def catalogue(self) -> dict:
+        if "board" in self.__dict__:  # read already
+            return self.board.catalogue
+        return selectors.catalogue_by_name(campaign=self.campaign)
+
+    @cached_property
+    def now(self) -> selectors.PartyNow:
+        """What every sheet of this change shares: the party's clock, the fight."""
+        return selectors.party_now(campaign=self.campaign)
+
+
+def _gone(pk: int) -> str:
+    return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
+
+
+def _board_card(reads: _Reads, pk: int) -> str:
+    if pk not in reads.in_play:
+        return _gone(pk)
+    context = {
+        **reads.panels,
+        "card": present_board.card(reads.board, reads.in_play[pk]),
+        "common": True,
+    }
+    return render_to_string("campaign/board/_card.html", context)
+
+
+def _own_card(reads: _Reads, pk: int) -> str | None:
+    if pk not in reads.in_play:
+        return None
+    context = {
+        "campaign": reads.campaign,
+        "common": True,
+        "card": sheet_card(reads.in_play[pk], reads.catalogue, party=reads.now.clock),
+        "turn": present_sheet.turn_for(pk, reads.now),
+    }
+    return render_to_string("campaign/sheet/_card.html", context)
+
+
+def _party_card(reads: _Reads, pk: int) -> str:
+    if pk not in reads.in_play:
+        return _gone(pk)
+    context = {
+        "campaign": reads.campaign,
+        "common": True,
+        "card": present_sheet.party_card(reads.in_play[pk], reads.catalogue),
+    }
+    return render_to_string("campaign/sheet/_party_card.html", context)
+
+
+def _part(reads: _Reads, key: tuple) -> object:
+    kind, pk = key[0], (key[1] if len(key) > 1 else None)
+    if kind == "pks":
+        return [[c.pk, c.player_id] for c in reads.characters]
+    if kind == "panels":
+        context = {**reads.panels, "common": True}
+        return render_to_string("campaign/board/live_panels.html", context)
+    if kind == "status":
+        context = {
+            "campaign": reads.campaign,
+            "clock": clock_parts(reads.now.clock),
+            "round": reads.now.round,
+            "updated": timezone.now(),
+        }
+        return render_to_string("campaign/sheet/_status.html", context)
+    if isinstance(pk, int):
+        if kind == "card":
+            return _board_card(reads, pk)
+        if kind == "own":
+            return _own_card(reads, pk)
+        if kind == "party":
+            return _party_card(reads, pk)
+    raise ValueError(f"unknown part {key!r}")
+
+
 def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, object]:
     """Render `keys` of campaign `campaign_id` as it is now, in `lang`: {key: html}.
 
@@ -41,84 +136,8 @@ def render(campaign_id: int, lang: str, keys: Sequence[tuple]) -> dict[tuple, ob
     party), and as None for its own sheet (that page is gone: it asks and gets a 404).
     """
     with translation.override(lang):
-        campaign = Campaign.objects.get(pk=campaign_id)
-        characters = selectors.board_characters(campaign=campaign)
-        in_play = {c.pk: c for c in characters}
-        loaded: dict[str, object] = {}
-
-        def board() -> selectors.BoardView:
-            if "board" not in loaded:
-                loaded["board"] = selectors.board_view(
-                    campaign=campaign, session=False, characters=characters
-                )
-            return loaded["board"]
-
-        def panels() -> dict:
-            if "panels" not in loaded:
-                loaded["panels"] = present_board.panels(board())
-            return loaded["panels"]
-
-        def catalogue() -> dict:
-            if "catalogue" not in loaded:
-                read = loaded.get("board")
-                loaded["catalogue"] = (
-                    read.catalogue
-                    if isinstance(read, selectors.BoardView)
-                    else selectors.catalogue_by_name(campaign=campaign)
-                )
-            return loaded["catalogue"]
-
-        def now() -> selectors.PartyNow:
-            """What every sheet of this change shares: the party's clock, the fight."""
-            if "now" not in loaded:
-                loaded["now"] = selectors.party_now(campaign=campaign)
-            return loaded["now"]
-
-        def gone(pk: int) -> str:
-            return format_html('<div id="pj-{}" hx-swap-oob="delete"></div>', pk)
-
-        def player_card(pk: int, partial: str) -> str:
-            context: dict[str, object] = {"campaign": campaign, "common": True}
-            if partial == "_card":
-                context["card"] = sheet_card(in_play[pk], catalogue(), party=now().clock)
-                context["turn"] = present_sheet.turn_for(pk, now())
-            else:
-                context["card"] = present_sheet.party_card(in_play[pk], catalogue())
-            return render_to_string(f"campaign/sheet/{partial}.html", context)
-
-        found: dict[tuple, object] = {}
-        for key in keys:
-            kind, pk = key[0], (key[1] if len(key) > 1 else None)
-            if kind == "pks":
-                found[key] = [[c.pk, c.player_id] for c in characters]
-            elif kind == "card":
-                if pk not in in_play:
-                    found[key] = gone(pk)
-                    continue
-                context = {
-                    **panels(),
-                    "card": present_board.card(board(), in_play[pk]),
-                    "common": True,
-                }
-                found[key] = render_to_string("campaign/board/_card.html", context)
-            elif kind == "panels":
-                context = {**panels(), "common": True}
-                found[key] = render_to_string("campaign/board/live_panels.html", context)
-            elif kind == "own":
-                found[key] = player_card(pk, "_card") if pk in in_play else None
-            elif kind == "party":
-                found[key] = player_card(pk, "_party_card") if pk in in_play else gone(pk)
-            elif kind == "status":
-                context = {
-                    "campaign": campaign,
-                    "clock": clock_parts(now().clock),
-                    "round": now().round,
-                    "updated": timezone.now(),
-                }
-                found[key] = render_to_string("campaign/sheet/_status.html", context)
-            else:
-                raise ValueError(f"unknown part {key!r}")
-        return found
+        reads = _Reads(Campaign.objects.get(pk=campaign_id))
+        return {key: _part(reads, key) for key in keys}
 
 
 def dj_keys(pks: Sequence[int]) -> list[tuple]:

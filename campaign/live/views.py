@@ -26,7 +26,6 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import import_module
-from types import SimpleNamespace
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -144,7 +143,10 @@ def _changed_access(session_key: str | None, user_id: int, follows: dict[int, Fo
     """The campaigns this stream may no longer hear as it does: every one when the session
     is no longer this user's, else those whose membership or options changed."""
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    user = get_user(SimpleNamespace(session=store))
+    # get_user reads nothing of a request but its session.
+    bare = HttpRequest()
+    bare.session = store
+    user = get_user(bare)
     if not user.is_authenticated or user.pk != user_id:
         return list(follows)
     now, gone = _follows(user, dict.fromkeys(follows, 0))
@@ -169,6 +171,7 @@ async def _parts(
     cursor = data["cursor"]
     if data["all"]:
         pks = (await hub.parts(follow.campaign_id, cursor, lang, [("pks",)]))[("pks",)]
+        assert isinstance(pks, list)  # live.parts renders ("pks",) as [pk, player] pairs
         players = {pk: player for pk, player in pks}
     else:
         players = {c.pj: c.player for c in changes if c.pj is not None}
@@ -184,7 +187,8 @@ async def _parts(
         every = parts.sheet_keys(own=played, party=sorted(players) if follow.party else [])
         await hub.parts(follow.campaign_id, cursor, lang, every)
     rendered = await hub.parts(follow.campaign_id, cursor, lang, keys)
-    return {parts.key_name(key): html for key, html in rendered.items() if html is not None}
+    # Every part but ("pks",) renders as HTML, or None for a card this viewer lost.
+    return {parts.key_name(key): html for key, html in rendered.items() if isinstance(html, str)}
 
 
 def _poll_advice() -> HttpResponse:
@@ -197,8 +201,9 @@ def _poll_advice() -> HttpResponse:
     return response
 
 
+# C901 on purpose: the stream is one loop of waits and message kinds, read best whole.
 @require_GET
-async def stream(request: HttpRequest) -> HttpResponse:
+async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:  # noqa: C901
     """Server-Sent Events: a `change` message per campaign batch, its id every cursor.
 
     Starts after the Last-Event-ID header (a reconnecting EventSource), else `?since=`.
@@ -230,7 +235,7 @@ async def stream(request: HttpRequest) -> HttpResponse:
     def cursors() -> str:
         return ",".join(f"{pk}:{follow.sent}" for pk, follow in follows.items())
 
-    async def messages() -> AsyncIterator[str]:
+    async def messages() -> AsyncIterator[str]:  # noqa: C901 - see stream
         yield "retry: 1000\n\n"
         hello = {"now": _now_ms(), "gone": gone, "access": access}
         yield _event("hello", hello, id=cursors() or None)

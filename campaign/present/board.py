@@ -93,7 +93,7 @@ def _latest(recent: list[StateEvent]) -> StateEvent | None:
 
 
 def _ended(event: StateEvent | None) -> bool:
-    return bool(event is not None and event.session_id and event.session.ended_at is not None)
+    return event is not None and event.session is not None and event.session.ended_at is not None
 
 
 def panels(view: BoardView) -> dict:
@@ -101,7 +101,7 @@ def panels(view: BoardView) -> dict:
     refreshes."""
     in_play = {c.pk for c in view.characters}
     for event in view.recent:
-        event.who = party_who(event, view.names, in_play)
+        event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]  # for the template
     latest = _latest(view.recent)
     # Deshacer takes back the newest event, unless its session has ended (then the event's
     # own page voids it).

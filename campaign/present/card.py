@@ -5,6 +5,7 @@ the active language. The DJ's board and the player's sheet share it; `for_player
 out what the DJ keeps secret.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.utils.text import capfirst
@@ -179,7 +180,7 @@ class Card:
         ]
 
 
-def _ask(type_: str, grade: str, especificos: bool, marked: list[str] = ()) -> str:
+def _ask(type_: str, grade: str, especificos: bool, marked: Sequence[str] = ()) -> str:
     """Which second tap applying `type_` at `grade` needs (a variant, a source...)."""
     if type_ == "emocion" and grade in ("leve", "grave"):
         return f"emocion-{grade}"
@@ -196,7 +197,7 @@ def build(
     character: Character,
     state: dict,
     *,
-    catalogue: dict[str, object] | None = None,
+    catalogue: Mapping[str, object] | None = None,
     for_player: bool = False,
     especificos: bool = False,
 ) -> Card:

@@ -7,6 +7,7 @@ becomes a link to its explanation on the rules page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Protocol
 
 from django.utils.formats import number_format
@@ -59,96 +60,123 @@ def _amount(event: dict) -> str:
     return ""
 
 
+def _suffer(event: dict, code: str) -> str:
+    try:
+        return texts.card(event["type"], event["grade"], event.get("variant"), lang=code)["title"]
+    except (KeyError, TypeError):  # a void event is stored as it came (a backup)
+        return _("Suffers %(what)s") % {"what": f"{event.get('type')} {event.get('grade')}"}
+
+
+def _treatment(event: dict, code: str) -> str:
+    what = _("Curación") if event.get("kind") == "heal" else _("Cirugía")
+    if event.get("success") is False:
+        what = _("%(what)s (failed)") % {"what": what}
+    if event.get("healer"):
+        what = _("%(what)s by %(healer)s") % {"what": what, "healer": event["healer"]}
+    return what
+
+
+def _check_label(event: dict, code: str) -> str:
+    try:
+        return texts.check_text(event["check"], code)["label"]
+    except (KeyError, TypeError):
+        return str(event.get("check"))
+
+
+def _save(event: dict, code: str) -> str:
+    label = _check_label(event, code)
+    result = _("success") if event.get("success") else _("failure")
+    if isinstance(event.get("ts_roll"), int):
+        return _("%(check)s: rolled %(die)s → %(result)s") % {
+            "check": label,
+            "die": event["ts_roll"],
+            "result": result,
+        }
+    return f"{label}: {result}"
+
+
+def _dismiss(event: dict, code: str) -> str:
+    return _("Dismissed: %(check)s") % {"check": _check_label(event, code)}
+
+
+def _time(event: dict, code: str) -> str:
+    amount = _amount(event)
+    activity = event.get("activity")
+    if activity == "reposo":
+        amount += f" ({_('calm reposo') if event.get('calm') else _('reposo')})"
+    elif activity == "esfuerzo":
+        amount += f" ({_('esfuerzo')})"
+    return "+" + amount
+
+
+def _sleep(event: dict, code: str) -> str:
+    hours = event.get("hours")
+    span = gap_words(round(hours * 3600)) if isinstance(hours, int | float) else hours
+    text = _("Falls asleep for %(span)s") % {"span": span} if hours else _("Falls asleep")
+    if event.get("descanso") is False:
+        text += " · " + _("cannot count as a Descanso")
+    return text
+
+
+def _fight(event: dict, code: str) -> str:
+    doing = event.get("do")
+    if doing == "start":
+        return _("The fight starts")
+    if doing == "order":
+        return _("New turn order")
+    if doing == "pass":
+        return _("Turn lost") if event.get("lost") else _("Turn passes")
+    return _("The fight ends")
+
+
+def _recover(event: dict, code: str) -> str:
+    try:
+        title = texts.card(event["type"], event["grade"], lang=code)["title"]
+    except (KeyError, TypeError):
+        title = f"{event.get('type')} {event.get('grade')}"
+    return _("Recovers %(what)s") % {"what": title}
+
+
+def _special(event: dict, code: str) -> str:
+    name = texts.special_label(str(event.get("name")), code)
+    return (_("Gains %(name)s") if event.get("on") else _("Loses %(name)s")) % {"name": name}
+
+
+def _attributes(event: dict, code: str) -> str:
+    scores = event.get("scores") if isinstance(event.get("scores"), dict) else {}
+    if not scores:
+        return _("Scores: none yet")
+    return _("Scores: %(scores)s") % {
+        "scores": ", ".join(f"{k} {v}" for k, v in texts.score_order(scores))
+    }
+
+
+_LABELS: dict[str, Callable[[dict, str], str]] = {
+    "suffer": _suffer,
+    "heal": _treatment,
+    "surgery": _treatment,
+    "save": _save,
+    "dismiss": _dismiss,
+    "time": _time,
+    "descanso": lambda event, code: _("Descanso (8 h of sleep)"),
+    "sleep": _sleep,
+    "wake": lambda event, code: _("Woken by force") if event.get("forced") else _("Wakes up"),
+    "turn_end": lambda event, code: _("End of turn"),
+    "fight": _fight,
+    "safe": lambda event, code: _("No longer exposed to the cause"),
+    "progress": lambda event, code: _("The Afección moves on a phase"),
+    "recover": _recover,
+    "special": _special,
+    "attributes": _attributes,
+    "start": lambda event, code: _("Joins the campaign"),
+}
+
+
 def event_label(event: dict) -> str:
     """The action an event records, in a few words of the active language."""
-    code = lang()
     kind = event.get("kind")
-    if kind == "suffer":
-        try:
-            return texts.card(event["type"], event["grade"], event.get("variant"), lang=code)[
-                "title"
-            ]
-        except (KeyError, TypeError):  # a void event is stored as it came (a backup)
-            return _("Suffers %(what)s") % {"what": f"{event.get('type')} {event.get('grade')}"}
-    if kind in ("heal", "surgery"):
-        what = _("Curación") if kind == "heal" else _("Cirugía")
-        if event.get("success") is False:
-            what = _("%(what)s (failed)") % {"what": what}
-        if event.get("healer"):
-            what = _("%(what)s by %(healer)s") % {"what": what, "healer": event["healer"]}
-        return what
-    if kind == "save":
-        try:
-            label = texts.check_text(event["check"], code)["label"]
-        except (KeyError, TypeError):
-            label = str(event.get("check"))
-        result = _("success") if event.get("success") else _("failure")
-        if isinstance(event.get("ts_roll"), int):
-            return _("%(check)s: rolled %(die)s → %(result)s") % {
-                "check": label,
-                "die": event["ts_roll"],
-                "result": result,
-            }
-        return f"{label}: {result}"
-    if kind == "dismiss":
-        try:
-            label = texts.check_text(event["check"], code)["label"]
-        except (KeyError, TypeError):
-            label = str(event.get("check"))
-        return _("Dismissed: %(check)s") % {"check": label}
-    if kind == "time":
-        amount = _amount(event)
-        activity = event.get("activity")
-        if activity == "reposo":
-            amount += f" ({_('calm reposo') if event.get('calm') else _('reposo')})"
-        elif activity == "esfuerzo":
-            amount += f" ({_('esfuerzo')})"
-        return "+" + amount
-    if kind == "descanso":
-        return _("Descanso (8 h of sleep)")
-    if kind == "sleep":
-        hours = event.get("hours")
-        span = gap_words(round(hours * 3600)) if isinstance(hours, int | float) else hours
-        text = _("Falls asleep for %(span)s") % {"span": span} if hours else _("Falls asleep")
-        if event.get("descanso") is False:
-            text += " · " + _("cannot count as a Descanso")
-        return text
-    if kind == "wake":
-        return _("Woken by force") if event.get("forced") else _("Wakes up")
-    if kind == "turn_end":
-        return _("End of turn")
-    if kind == "fight":
-        doing = event.get("do")
-        if doing == "start":
-            return _("The fight starts")
-        if doing == "order":
-            return _("New turn order")
-        if doing == "pass":
-            return _("Turn lost") if event.get("lost") else _("Turn passes")
-        return _("The fight ends")
-    if kind == "safe":
-        return _("No longer exposed to the cause")
-    if kind == "progress":
-        return _("The Afección moves on a phase")
-    if kind == "recover":
-        try:
-            title = texts.card(event["type"], event["grade"], lang=code)["title"]
-        except (KeyError, TypeError):
-            title = f"{event.get('type')} {event.get('grade')}"
-        return _("Recovers %(what)s") % {"what": title}
-    if kind == "special":
-        name = texts.special_label(str(event.get("name")), code)
-        return (_("Gains %(name)s") if event.get("on") else _("Loses %(name)s")) % {"name": name}
-    if kind == "attributes":
-        scores = event.get("scores") if isinstance(event.get("scores"), dict) else {}
-        if not scores:
-            return _("Scores: none yet")
-        return _("Scores: %(scores)s") % {
-            "scores": ", ".join(f"{k} {v}" for k, v in texts.score_order(scores))
-        }
-    if kind == "start":
-        return _("Joins the campaign")
-    return str(kind)
+    label = _LABELS.get(kind) if isinstance(kind, str) else None
+    return label(event, lang()) if label is not None else str(kind)
 
 
 def trail_text(effects: list[dict]) -> str:
@@ -181,9 +209,9 @@ def event_summary(
         label += " " + _("(1d6 = %(die)s against %(score)s)") % {"die": die, "score": score}
     lines = []
     names = {}
-    if record.character_id:
+    if record.character is not None:
         who = record.character.name
-        names[str(record.character_id)] = record.character.name
+        names[str(record.character.pk)] = record.character.name
     else:
         if roster is None:
             raise ValueError("a campaign-wide event's summary needs the campaign's roster")

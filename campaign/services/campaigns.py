@@ -1,6 +1,6 @@
 """Campaigns, their catalogue and memberships."""
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
@@ -9,18 +9,18 @@ from django.utils.translation import gettext as _
 from ..catalogue import catalogue_entries
 from ..limits import ROUND_SECONDS_MAX
 from ..live.channel import change_record
-from ..models import Campaign, CampaignChange, CatalogueEntry, Membership
+from ..models import Campaign, CampaignChange, CatalogueEntry, Membership, max_length
 from ..selectors import campaign_options_locked
 from .changes import lock
 
-_SLUG_MAX = Campaign._meta.get_field("slug").max_length
+_SLUG_MAX = max_length(Campaign, "slug")
 
 
 def campaign_create(
     *,
     name: str,
     slug: str = "",
-    dj: AbstractBaseUser | None = None,
+    dj: User | None = None,
     especificos: bool = False,
     esfuerzo_prolongado: bool = False,
     round_seconds: int = 6,
@@ -188,7 +188,7 @@ def catalogue_entry_delete(*, entry: CatalogueEntry) -> None:
         change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
 
 
-def membership_set(*, campaign: Campaign, user: AbstractBaseUser, role: str) -> Membership:
+def membership_set(*, campaign: Campaign, user: User, role: str) -> Membership:
     """Make `user` a member of `campaign` with `role` (DJ or player)."""
     if role not in Membership.Role.values:
         raise ValidationError(_("Unknown role."), code="invalid_role")

@@ -1,8 +1,10 @@
 """PJ: create, change, archive and restore. Their logs follow through event_record."""
 
+import enum
 from datetime import datetime
+from typing import Final, Literal
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -16,18 +18,25 @@ from .campaigns import membership_set
 from .changes import lock
 from .events import event_record
 
-_UNSET = object()
+
+class _Unset(enum.Enum):
+    """The default of an argument left out (None is a value: no player)."""
+
+    UNSET = enum.auto()
+
+
+_UNSET: Final = _Unset.UNSET
 
 
 def character_create(
     *,
     campaign: Campaign,
     name: str,
-    player: AbstractBaseUser | None = None,
+    player: User | None = None,
     attributes: dict | None = None,
     powers: list | None = None,
     notes: str = "",
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     recorded_at: datetime | None = None,
 ) -> Character:
     """A new PJ: its log starts at the campaign's game time, then records its scores."""
@@ -77,11 +86,11 @@ def character_update(
     *,
     character: Character,
     name: str | None = None,
-    player: AbstractBaseUser | None | object = _UNSET,
+    player: User | None | Literal[_Unset.UNSET] = _UNSET,
     attributes: dict | None = None,
     powers: list | None = None,
     notes: str | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> Character:
     """Change a PJ; new attribute scores are recorded in its log as an event."""
     with transaction.atomic():

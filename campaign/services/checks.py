@@ -4,7 +4,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -34,7 +34,7 @@ class RolledAll:
 def checks_roll_all(
     *,
     character: Character,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
     die: Callable[[], int] | None = None,
 ) -> RolledAll:
@@ -53,7 +53,9 @@ def checks_roll_all(
         if idempotency_key and (done := _rolled_before(campaign, idempotency_key)):
             left = len(CharacterSnapshot.objects.get(character=character).state["pending"])
             return RolledAll(done, [_roll_of(e, scores) for e in done], left, "")
-        records, rolls, stopped = [], [], ""
+        records: list[StateEvent] = []
+        rolls: list[tuple[int, int | str] | None] = []
+        stopped = ""
         state = CharacterSnapshot.objects.get(character=character).state
         if not state["pending"]:
             raise ValidationError(

@@ -4,7 +4,7 @@ import json
 import secrets
 from datetime import datetime
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -23,6 +23,7 @@ from ..models import (
     EventSnapshot,
     GameSession,
     StateEvent,
+    max_length,
 )
 from ..selectors import (
     campaign_clock,
@@ -63,12 +64,84 @@ def _fresh_seed() -> int:
     return secrets.randbelow(2**31)
 
 
+def _event_checked(
+    campaign: Campaign, event: object, character: Character | None, session: GameSession | None
+) -> None:
+    """What an event must be before the rules see it: a kind, plain JSON, and of this
+    campaign's PJ and session."""
+    if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
+        raise ValidationError(_("An event needs a kind."), code="invalid_event")
+    if character is not None and character.campaign_id != campaign.pk:
+        raise ValidationError(_("That PJ belongs to another campaign."), code="wrong_campaign")
+    if session is not None and session.campaign_id != campaign.pk:
+        raise ValidationError(_("That session belongs to another campaign."), code="wrong_campaign")
+    try:
+        json.dumps(event, allow_nan=False)
+    except (TypeError, ValueError):
+        raise ValidationError(_("An event must be plain JSON."), code="invalid_event") from None
+
+
+def _dated(campaign: Campaign, recorded_at: datetime | None) -> datetime:
+    """When the next event of the log happened: `recorded_at` (never before the previous
+    event), or now."""
+    latest_at = (
+        StateEvent.objects.filter(campaign=campaign)
+        .order_by("-seq")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    created_at = recorded_at or timezone.now()
+    if latest_at is not None and created_at < latest_at:
+        if recorded_at is not None:
+            raise ValidationError(
+                _("An event cannot be dated before the previous one."),
+                code="out_of_order",
+            )
+        # The wall clock stepped back: keep created_at in seq order for state_at.
+        created_at = latest_at
+    return created_at
+
+
+def _targets(
+    campaign: Campaign, character: Character | None, stored: dict, leave_out: frozenset[int]
+) -> list[Character]:
+    """The PJ an event reaches, with their snapshots: its PJ; none for the fight's order;
+    else the party in play but for `leave_out`. (`stored` gains what a Curación needs.)"""
+    if character is not None:
+        targets = [Character.objects.select_related("snapshot").get(pk=character.pk)]
+        # Its sheet can still be edited (scores); nothing happens to it in the game.
+        if targets[0].is_archived and stored["kind"] != "attributes":
+            raise ValidationError(
+                _("%(name)s is archived: restore the PJ to record anything for it.")
+                % {"name": targets[0].name},
+                code="archived",
+            )
+        if stored["kind"] in ("heal", "surgery"):  # both are Curación (R25)
+            stored["regeneracion"] = "regeneracion" in targets[0].powers
+    elif turn_order.is_fight(stored):
+        # The fight's order: it reaches no PJ (no PJ's log holds it; see campaign.turn_order).
+        turn_order.check(stored, in_play=in_play_ids(campaign=campaign))
+        targets = []
+    else:
+        in_play = campaign.characters.filter(archived_at__isnull=True)
+        targets = [
+            c for c in in_play.select_related("snapshot").order_by("pk") if c.pk not in leave_out
+        ]
+        if not targets:
+            raise ValidationError(
+                _("No PJ of the party is in play for a campaign-wide event."),
+                code="no_characters",
+            )
+
+    return targets
+
+
 def event_record(
     *,
     campaign: Campaign,
     event: dict,
     character: Character | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     session: GameSession | None = None,
     idempotency_key: str | None = None,
     secret: bool = False,
@@ -86,18 +159,9 @@ def event_record(
     nothing is written. A repeated idempotency key returns the first event untouched.
     The event is stored with a fresh dice `seed`; an open session is attached.
     """
-    if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
-        raise ValidationError(_("An event needs a kind."), code="invalid_event")
-    if character is not None and character.campaign_id != campaign.pk:
-        raise ValidationError(_("That PJ belongs to another campaign."), code="wrong_campaign")
-    if session is not None and session.campaign_id != campaign.pk:
-        raise ValidationError(_("That session belongs to another campaign."), code="wrong_campaign")
-    try:
-        json.dumps(event, allow_nan=False)
-    except (TypeError, ValueError):
-        raise ValidationError(_("An event must be plain JSON."), code="invalid_event") from None
+    _event_checked(campaign, event, character, session)
     key = (idempotency_key or "").strip()
-    if len(key) > StateEvent._meta.get_field("idempotency_key").max_length:
+    if len(key) > max_length(StateEvent, "idempotency_key"):
         raise ValidationError(_("The idempotency key is too long."), code="invalid_key")
 
     with transaction.atomic():
@@ -105,54 +169,13 @@ def event_record(
         if key and (first := event_by_key(campaign=campaign, key=key)) is not None:
             return first
 
-        latest_at = (
-            StateEvent.objects.filter(campaign=campaign)
-            .order_by("-seq")
-            .values_list("created_at", flat=True)
-            .first()
-        )
-        created_at = recorded_at or timezone.now()
-        if latest_at is not None and created_at < latest_at:
-            if recorded_at is not None:
-                raise ValidationError(
-                    _("An event cannot be dated before the previous one."),
-                    code="out_of_order",
-                )
-            # The wall clock stepped back: keep created_at in seq order for state_at.
-            created_at = latest_at
+        created_at = _dated(campaign, recorded_at)
         if session is None:
             session = open_session(campaign=campaign)
 
         stored = {k: v for k, v in event.items() if k != "seed"}
         stored["seed"] = _fresh_seed()
-        if character is not None:
-            targets = [Character.objects.select_related("snapshot").get(pk=character.pk)]
-            # Its sheet can still be edited (scores); nothing happens to it in the game.
-            if targets[0].is_archived and stored["kind"] != "attributes":
-                raise ValidationError(
-                    _("%(name)s is archived: restore the PJ to record anything for it.")
-                    % {"name": targets[0].name},
-                    code="archived",
-                )
-            if stored["kind"] in ("heal", "surgery"):  # both are Curación (R25)
-                stored["regeneracion"] = "regeneracion" in targets[0].powers
-        elif turn_order.is_fight(stored):
-            # The fight's order: it reaches no PJ (no PJ's log holds it; see campaign.fight).
-            turn_order.check(stored, in_play=in_play_ids(campaign=campaign))
-            targets = []
-        else:
-            in_play = campaign.characters.filter(archived_at__isnull=True)
-            targets = [
-                c
-                for c in in_play.select_related("snapshot").order_by("pk")
-                if c.pk not in leave_out
-            ]
-            if not targets:
-                raise ValidationError(
-                    _("No PJ of the party is in play for a campaign-wide event."),
-                    code="no_characters",
-                )
-
+        targets = _targets(campaign, character, stored, leave_out)
         options = campaign.rule_options()
         results = []
         for target in targets:
@@ -212,18 +235,14 @@ def tap_done(campaign: Campaign, key: str, *, first: str = "") -> list[StateEven
     return sorted(tap_of(event=found), key=lambda e: e.seq) if found is not None else []
 
 
-def events_void(
-    *, events: list[StateEvent], actor: AbstractBaseUser | None = None, reason: str = ""
-) -> None:
+def events_void(*, events: list[StateEvent], actor: User | None = None, reason: str = "") -> None:
     """Void several events as one (a tap's), newest first: all, or none when one refuses."""
     with transaction.atomic():
         for event in sorted(events, key=lambda e: -e.seq):
             event_void(event=event, actor=actor, reason=reason)
 
 
-def event_void(
-    *, event: StateEvent, actor: AbstractBaseUser | None = None, reason: str = ""
-) -> StateEvent:
+def event_void(*, event: StateEvent, actor: User | None = None, reason: str = "") -> StateEvent:
     """Mark an event void and re-fold the PJ it touched from their non-void log.
 
     Refused with EventVoidRefused, naming the first later event that would become

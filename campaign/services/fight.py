@@ -1,11 +1,11 @@
-"""A fight's turn order, written to the log (campaign.fight says how it is kept).
+"""A fight's turn order, written to the log (campaign.turn_order says how it is kept).
 
 Every write takes the campaign's lock first (through event_record), reads the fight as it
 stands under that lock, and refuses a tap made on a page that saw another turn
 (`expected`, the page's Fight.token): two tabs never pass the same turn twice.
 """
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -22,7 +22,7 @@ def fight_start(
     *,
     campaign: Campaign,
     order: list[turn_order.Slot],
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
 ) -> StateEvent:
     """Start a fight with `order` (the first slot acts first). Refused while one is on."""
@@ -47,7 +47,7 @@ def fight_order(
     campaign: Campaign,
     order: list[turn_order.Slot],
     expected: str = "",
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
 ) -> StateEvent:
     """Change the order of the fight going on. Whose turn it is stays theirs; if they left
@@ -83,7 +83,7 @@ def fight_pass(
     *,
     campaign: Campaign,
     expected: str = "",
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
 ) -> list[StateEvent]:
     """The current turn passes: a PJ's turn end first (with what it raises: the TS VOL of a
@@ -125,7 +125,7 @@ def fight_end(
     *,
     campaign: Campaign,
     expected: str = "",
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
 ) -> StateEvent:
     """End the fight going on; its order stays in the history."""

@@ -1,7 +1,7 @@
 """The party's time: time or a Descanso for every PJ in play (some keeping watch), a PJ
 catching up with the party's clock, and rounds (with the turn ends they need)."""
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -35,7 +35,7 @@ def party_event(
     campaign: Campaign,
     event: dict,
     watch: frozenset[int] = frozenset(),
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
 ) -> list[StateEvent]:
     """Time or a Descanso for the party, in one transaction, while the PJ in `watch` keep
@@ -106,7 +106,7 @@ def catch_up(
     *,
     character: Character,
     how: str,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     idempotency_key: str = "",
 ) -> list[StateEvent]:
     """Bring a PJ's clock level with the party's, the time passing as the DJ says: awake
@@ -150,7 +150,8 @@ def _catch_up_steps(gap: int, how: str, *, asleep: bool) -> list[dict]:
         return [awake(gap, how)]
     # Each day a night first (a Descanso), then the day awake; a last night shorter than
     # 8 h is slept through, waking at the party's time.
-    steps, left, night, day = [], gap, 8 * 3600, 16 * 3600
+    steps: list[dict] = []
+    left, night, day = gap, 8 * 3600, 16 * 3600
     while left > 0:
         if left >= night:
             steps.append({"kind": "descanso"})
@@ -165,7 +166,7 @@ def _catch_up_steps(gap: int, how: str, *, asleep: bool) -> list[dict]:
 
 
 def round_pass(
-    *, campaign: Campaign, actor: AbstractBaseUser | None = None, idempotency_key: str = ""
+    *, campaign: Campaign, actor: User | None = None, idempotency_key: str = ""
 ) -> list[StateEvent]:
     """A round passes for the whole party, in one transaction: first the turn end of every
     PJ in Shock grave whose turn end was not recorded this round (so its end-of-turn TS VOL,
@@ -180,7 +181,7 @@ def round_pass(
 
 
 def turn_end_record(
-    *, campaign: Campaign, character: Character, actor: AbstractBaseUser | None, key: str
+    *, campaign: Campaign, character: Character, actor: User | None, key: str
 ) -> StateEvent:
     """A PJ's turn end as one step of a tap (a round, a fight's pass): keyed ":t<pk>"."""
     return event_record(
@@ -195,7 +196,7 @@ def turn_end_record(
 def round_records(
     *,
     campaign: Campaign,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     idempotency_key: str,
     suffix: str = "",
 ) -> list[StateEvent]:

@@ -8,7 +8,7 @@ makes them a player of the campaign.
 import secrets
 from datetime import timedelta
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -35,7 +35,7 @@ def code_display(code: str) -> str:
     return f"{code[:4]}-{code[4:]}" if len(code) == CODE_LENGTH else code
 
 
-def invitation_create(*, character: Character, by: AbstractBaseUser) -> Invitation:
+def invitation_create(*, character: Character, by: User) -> Invitation:
     """A new invitation to play `character`; any earlier pending one for it is cancelled."""
     if character.is_archived:
         raise ValidationError(_("Restore this PJ before inviting a player."), code="archived")
@@ -89,7 +89,7 @@ def invitation_cancel(*, invitation: Invitation) -> bool:
     )
 
 
-def invitation_accept(*, invitation: Invitation, user: AbstractBaseUser) -> Character:
+def invitation_accept(*, invitation: Invitation, user: User) -> Character:
     """`user` becomes the player of the invitation's PJ (once; the invitation is spent)."""
     with transaction.atomic():
         campaign = lock(invitation.campaign)

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
 from django.utils.translation import gettext as _
@@ -81,7 +81,7 @@ def _nul_place(document: object) -> str | None:
 def campaign_import(
     data: bytes | str,
     *,
-    dj: AbstractBaseUser | None = None,
+    dj: User | None = None,
     name: str = "",
     link_accounts: bool = True,
 ) -> ImportResult:
@@ -187,21 +187,21 @@ def campaign_import(
     )
 
 
-def _users(backup: Backup) -> dict[str, AbstractBaseUser]:
+def _users(backup: Backup) -> dict[str, User]:
     """The accounts of this server that the file names, by username."""
     names = {username for username, _role in backup.memberships}
     names |= {c.player for c in backup.characters if c.player}
     names |= {e.actor for e in backup.events if e.actor}
     names |= {e.void_by for e in backup.events if e.void_by}
-    User = get_user_model()
-    found = User._default_manager.filter(**{f"{User.USERNAME_FIELD}__in": names})
+    user_model = get_user_model()
+    found = user_model._default_manager.filter(**{f"{user_model.USERNAME_FIELD}__in": names})
     return {user.get_username(): user for user in found}
 
 
 def _people(
     backup: Backup,
-    users: dict[str, AbstractBaseUser],
-    dj: AbstractBaseUser | None,
+    users: dict[str, User],
+    dj: User | None,
     notes: list[str],
 ) -> tuple[list, list, dict]:
     """The DJs, the other members (user, role) and each PJ's player (by ref) to write."""
@@ -216,7 +216,7 @@ def _people(
                 code="no_dj",
             )
     dj_pks = {d.pk for d in djs}
-    members: list[tuple[AbstractBaseUser, str]] = []
+    members: list[tuple[User, str]] = []
     member_pks = set(dj_pks)
     for username, role in backup.memberships:
         user = users.get(username)
@@ -263,7 +263,7 @@ def _write_log(
     campaign: Campaign,
     pks: dict[int, int],
     sessions: dict[int, int],
-    users: dict[str, AbstractBaseUser],
+    users: dict[str, User],
 ) -> None:
     """The events, each PJ's state after each, and each PJ's current state, in bulk."""
     user_pks = {username: user.pk for username, user in users.items()}
@@ -292,11 +292,15 @@ def _write_log(
                 session_id=sessions[event.session] if event.session is not None else None,
                 seq=event.seq,
                 created_at=event.created_at,
-                actor_id=user_pks.get(event.actor),
+                actor_id=user_pks.get(event.actor) if event.actor is not None else None,
                 event=turn_order.with_pj(event.event, pks),
                 effects={str(pks[ref]): fx for ref, fx in effects.items()},
                 void_at=event.void_at,
-                void_by_id=user_pks.get(event.void_by) if event.void_at else None,
+                void_by_id=(
+                    user_pks.get(event.void_by)
+                    if event.void_at and event.void_by is not None
+                    else None
+                ),
                 void_reason=event.void_reason,
                 secret=event.secret,
             )

@@ -26,10 +26,10 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
     authentication_form = LoginForm
 
-    def get_redirect_url(self) -> str:
+    def get_redirect_url(self, request: HttpRequest | None = None) -> str:
         # "Next: the home page" (a visitor who opened the app's address) says nothing more
         # than no next: a player with one PJ still lands on its sheet.
-        url = super().get_redirect_url()
+        url = super().get_redirect_url(request)
         return "" if url == reverse("home") else url
 
     def get_default_redirect_url(self) -> str:

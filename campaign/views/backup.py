@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
@@ -20,12 +20,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 from .. import backup
 from ..access import campaign_for_dj
 from ..forms import BACKUP_MB, ImportForm
+from ..requests import AuthedHttpRequest
 from ..services.restore import campaign_import as campaign_import_file
 
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def campaign_import(request: HttpRequest) -> HttpResponse:
+def campaign_import(request: AuthedHttpRequest) -> HttpResponse:
     """A backup file as a new campaign, directed by whoever imports it."""
     status = 200
     if request.method == "POST":
@@ -62,7 +63,7 @@ def campaign_import(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-def campaign_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+def campaign_export(request: AuthedHttpRequest, slug: str) -> StreamingHttpResponse:
     """The campaign's backup as a JSON download, for its DJ only."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     pieces = backup.export_batched(campaign)
@@ -76,8 +77,12 @@ def campaign_export(request: HttpRequest, slug: str) -> StreamingHttpResponse:
 
 async def _pulled(pieces: Iterator[bytes]) -> AsyncIterator[bytes]:
     """Each piece of a sync iterator, taken in the request's thread (and its connection)."""
+
+    def take() -> bytes | None:
+        return next(pieces, None)
+
     while True:
-        piece = await sync_to_async(next, thread_sensitive=True)(pieces, None)
+        piece = await sync_to_async(take, thread_sensitive=True)()
         if piece is None:
             return
         yield piece

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
@@ -29,6 +29,7 @@ from ..numbers import wholes
 from ..present import board as present_board
 from ..present import lang
 from ..present.calculator import breakdown
+from ..requests import AuthedHttpRequest
 from .answers import (
     TEMPLATE,
     after_write,
@@ -64,7 +65,7 @@ def _state(character: Character) -> dict:
 
 @require_GET
 @login_required
-def board(request: HttpRequest, slug: str) -> HttpResponse:
+def board(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The DJ's dashboard: every PJ's card, the clock, the time bar, recent events."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     context = board_context(request, campaign)
@@ -78,7 +79,7 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @login_required
-def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def card(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """One PJ's card, for a live refresh."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
@@ -87,7 +88,7 @@ def card(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def refresh(request: HttpRequest, slug: str) -> HttpResponse:
+def refresh(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """What a live change asks for, where the stream did not carry it: the named cards (or
     all) and the panels, each replacing the element with its id."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -98,14 +99,15 @@ def refresh(request: HttpRequest, slug: str) -> HttpResponse:
         pks = [c.pk for c in selectors.board_characters(campaign=campaign)]
     keys = parts.dj_keys(pks)
     rendered = parts.render(campaign.pk, lang(), keys)
-    return HttpResponse("".join(rendered[key] for key in keys))
+    found = [rendered[key] for key in keys]  # a DJ's parts: all HTML
+    return HttpResponse("".join(html for html in found if isinstance(html, str)))
 
 
 # -- acting on one PJ --------------------------------------------------------------------
 
 
 def _record(
-    request: HttpRequest,
+    request: AuthedHttpRequest,
     campaign: Campaign,
     action: taps.Action,
     character: Character | None,
@@ -124,7 +126,7 @@ def _record(
     return record
 
 
-def _parse(request: HttpRequest, campaign: Campaign, character: Character) -> taps.Action:
+def _parse(request: AuthedHttpRequest, campaign: Campaign, character: Character) -> taps.Action:
     data = request.POST
     action = data.get("action", "")
     if action == "suffer":
@@ -174,7 +176,7 @@ class UnknownAction(ValueError):
 
 @require_POST
 @login_required
-def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def act(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Record one event for one PJ from a tap on its card."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
@@ -199,7 +201,7 @@ def act(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     )
 
 
-def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) -> HttpResponse:
+def _roll_all(request: AuthedHttpRequest, campaign: Campaign, character: Character) -> HttpResponse:
     """ "Tirar todas": the PJ's pending checks rolled in one tap, each its own event."""
     try:
         done = services.checks_roll_all(
@@ -246,7 +248,7 @@ def _roll_all(request: HttpRequest, campaign: Campaign, character: Character) ->
 def dice_words(rolls: list[tuple[int, str]]) -> str:
     """(die, "FUE 6") rolls in order, each run against one score said once: a pile of TS FUE
     then one of TS VOL reads "3, 2 contra FUE 6; 1, 5 contra VOL 2"."""
-    runs: list[tuple[int, list[int]]] = []
+    runs: list[tuple[str, list[int]]] = []
     for die, score in rolls:
         if runs and runs[-1][0] == score:
             runs[-1][1].append(die)
@@ -276,7 +278,12 @@ def roll_all_note(done: services.RolledAll, character: Character) -> str:
 
 
 def _refuse(
-    request: HttpRequest, campaign: Campaign, character: Character, message: str, *, status: int
+    request: AuthedHttpRequest,
+    campaign: Campaign,
+    character: Character,
+    message: str,
+    *,
+    status: int,
 ) -> HttpResponse:
     """Nothing was recorded: show why on the card (htmx) or on the board. The answer says
     the cursor it reflects, so the live news of a change it already shows (another tab's,
@@ -291,7 +298,7 @@ def _refuse(
 
 @require_POST
 @login_required
-def catch_up(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def catch_up(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Bring a PJ behind the party level with it, the time passing as the DJ says."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
@@ -320,7 +327,7 @@ def catch_up(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def secret(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def secret(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Keep an E.Esp or Afección source from the player, or show it again."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
@@ -339,7 +346,7 @@ def secret(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
+def ask(request: AuthedHttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
     """The second tap: the choice an action needs (variant, source, healer...)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
@@ -374,7 +381,7 @@ def ask(request: HttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
 
 @require_GET
 @login_required
-def calculator(request: HttpRequest, slug: str) -> HttpResponse:
+def calculator(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The modifier of one action: PJ, attribute, intent and situational modifiers."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     characters = selectors.board_characters(campaign=campaign)

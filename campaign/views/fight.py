@@ -9,7 +9,7 @@ the fight are taps on the board, answered like the clock bar's (every card and t
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
@@ -20,6 +20,7 @@ from ..access import campaign_for_dj
 from ..models import Campaign
 from ..numbers import whole
 from ..present import board as present_board
+from ..requests import AuthedHttpRequest
 from .answers import idempotency_key, summaries
 from .party import party_done, party_refuse
 
@@ -50,7 +51,7 @@ def _name(text: str | None) -> str:
     return " ".join((text or "").replace("\x00", "").split())
 
 
-def _rows_from(request: HttpRequest) -> list[Row]:
+def _rows_from(request: AuthedHttpRequest) -> list[Row]:
     slots = request.POST.getlist("slot")[: turn_order.SLOTS_MAX + 1]
     names = request.POST.getlist("name")
     inits = request.POST.getlist("init")
@@ -89,15 +90,20 @@ def _initiative(text: str) -> int | None:
 
 
 def _move(
-    rows: list[Row], step: str, request: HttpRequest, in_play: dict, now: turn_order.Fight | None
+    rows: list[Row],
+    step: str,
+    request: AuthedHttpRequest,
+    in_play: dict,
+    now: turn_order.Fight | None,
 ) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
     if doing not in ("up", "down", "drop", "sort", "add"):
         return _("Unknown action.")  # no button of the page sends it
-    i = whole(where)
-    if doing in ("up", "down", "drop") and (i is None or i >= len(rows)):
+    line = whole(where)
+    if doing in ("up", "down", "drop") and (line is None or line >= len(rows)):
         return _("That line is no longer in the order.")
+    i = line or 0  # for up, down and drop: the line, checked just above
     if doing == "up" and i > 0:
         rows[i - 1], rows[i] = rows[i], rows[i - 1]
     elif doing == "down" and i < len(rows) - 1:
@@ -116,37 +122,45 @@ def _move(
         keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
         rows[:] = [row for row, _value in keyed]
     elif doing == "add":
-        chosen = request.POST.get("new", "")
-        init = (request.POST.get("new_init") or "").strip()[:12]
-        try:
-            _initiative(init)
-        except ValueError:
-            return _("Type the initiative as a whole number, or leave it blank.")
-        taken = {row.pj for row in rows}
-        if chosen.startswith("pj:"):
-            pk = whole(chosen[3:])
-            if pk not in in_play or pk in taken:
-                return _("Choose a PJ in play who is not in the order yet.")
-            rows.append(Row(chosen, "", init))
-        else:
-            name = _name(request.POST.get("new_name"))
-            if not name and not init:
-                return ""  # nothing typed to add (Enter in another field): the page as it is
-            if not name:
-                return _("Name whoever joins the order (an enemy, an ally…).")
-            if len(name) > turn_order.NAME_MAX:
-                return _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX}
-            # Never the number of someone in the fight's order: each other is its own.
-            taken_npcs = (
-                [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
-                if now
-                else [row.npc or 0 for row in rows]
-            )
-            number = max(taken_npcs, default=0) + 1
-            rows.append(Row(f"npc:{number}", name, init))
-        if len(rows) > turn_order.SLOTS_MAX:
-            rows.pop()
-            return _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
+        return _add(rows, request, in_play, now)
+    return ""
+
+
+def _add(
+    rows: list[Row], request: AuthedHttpRequest, in_play: dict, now: turn_order.Fight | None
+) -> str:
+    """The form's "add" move: a PJ in play, or someone named, joins the order's end."""
+    chosen = request.POST.get("new", "")
+    init = (request.POST.get("new_init") or "").strip()[:12]
+    try:
+        _initiative(init)
+    except ValueError:
+        return _("Type the initiative as a whole number, or leave it blank.")
+    taken = {row.pj for row in rows}
+    if chosen.startswith("pj:"):
+        pk = whole(chosen[3:])
+        if pk not in in_play or pk in taken:
+            return _("Choose a PJ in play who is not in the order yet.")
+        rows.append(Row(chosen, "", init))
+    else:
+        name = _name(request.POST.get("new_name"))
+        if not name and not init:
+            return ""  # nothing typed to add (Enter in another field): the page as it is
+        if not name:
+            return _("Name whoever joins the order (an enemy, an ally…).")
+        if len(name) > turn_order.NAME_MAX:
+            return _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX}
+        # Never the number of someone in the fight's order: each other is its own.
+        taken_npcs = (
+            [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
+            if now
+            else [row.npc or 0 for row in rows]
+        )
+        number = max(taken_npcs, default=0) + 1
+        rows.append(Row(f"npc:{number}", name, init))
+    if len(rows) > turn_order.SLOTS_MAX:
+        rows.pop()
+        return _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
     return ""
 
 
@@ -189,7 +203,7 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
+def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Start a fight with an order, or change the order of the one going on."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     characters = selectors.board_characters(campaign=campaign)
@@ -243,7 +257,7 @@ def fight_setup(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _record_order(
-    request: HttpRequest, campaign: Campaign, now: turn_order.Fight | None, slots: list
+    request: AuthedHttpRequest, campaign: Campaign, now: turn_order.Fight | None, slots: list
 ) -> None:
     names = selectors.character_names(campaign=campaign)
     if now is None:
@@ -292,7 +306,7 @@ def _record_order(
 
 @require_POST
 @login_required
-def fight_pass(request: HttpRequest, slug: str) -> HttpResponse:
+def fight_pass(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The turn whose it is passes (a PJ's turn end with it; the round after the last)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     names = selectors.character_names(campaign=campaign)
@@ -328,6 +342,7 @@ def _pass_toast(records, before: turn_order.Fight, names: dict, campaign: Campai
     rule trail of every event the tap recorded (the Shock leve it ended, the TS it raised)."""
     toasts = summaries(records)
     lost = any(r.event.get("kind") == turn_order.KIND and r.event.get("lost") for r in records)
+    assert before.current_slot is not None  # a turn passed: there was one to pass
     passed = turn_order.slot_name(before.current_slot, names)
     after = selectors.fight_now(campaign=campaign)
     title = (_("%(name)s loses the turn") if lost else _("End of %(name)s's turn")) % {
@@ -346,7 +361,7 @@ def _pass_toast(records, before: turn_order.Fight, names: dict, campaign: Campai
 
 @require_POST
 @login_required
-def fight_end(request: HttpRequest, slug: str) -> HttpResponse:
+def fight_end(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """End the fight going on: its order stays in the history."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     try:

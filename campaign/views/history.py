@@ -8,7 +8,7 @@ events), without what the DJ keeps secret; anyone else gets 404.
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
@@ -27,12 +27,13 @@ from ..present import lang
 from ..present.card import build
 from ..present.events import void_refused
 from ..reference import render_recap
+from ..requests import AuthedHttpRequest
 
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
 RECAP_MAX = 20_000
 
 
-def recap_posted(request: HttpRequest) -> tuple[str, str]:
+def recap_posted(request: AuthedHttpRequest) -> tuple[str, str]:
     """The recap a form sent, as a session keeps it (no NUL: PostgreSQL refuses it in a
     text column; Unix line ends), and why it cannot be kept ("" when it can)."""
     recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
@@ -42,7 +43,7 @@ def recap_posted(request: HttpRequest) -> tuple[str, str]:
     return recap, _("The recap is too long: %(max)s characters at most.") % {"max": most}
 
 
-def _viewer(request: HttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
+def _viewer(request: AuthedHttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
     membership = membership_for(user=request.user, slug=slug)
     viewer = history.viewer_for(
         campaign=membership.campaign,
@@ -56,7 +57,7 @@ def _names(campaign: Campaign) -> dict[int, str]:
     return selectors.character_names(campaign=campaign)
 
 
-def _page(request: HttpRequest, events) -> tuple[list[StateEvent], dict]:
+def _page(request: AuthedHttpRequest, events) -> tuple[list[StateEvent], dict]:
     """A window of the events: from `desde` (a seq, exclusive) on, or the last ones."""
     after = whole(request.GET.get("desde"), digits=11)
     return history.page(events, after=after, last=request.GET.get("final") == "1")
@@ -101,7 +102,7 @@ def _timeline_context(request, membership, viewer, session=None) -> dict:
 
 @require_GET
 @login_required
-def campaign_history(request: HttpRequest, slug: str) -> HttpResponse:
+def campaign_history(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Every event of the campaign the viewer may read, with its sessions listed above."""
     membership, viewer = _viewer(request, slug)
     context = _timeline_context(request, membership, viewer)
@@ -123,7 +124,7 @@ def _session(membership: Membership, number: int) -> GameSession:
 
 @require_GET
 @login_required
-def session_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def session_detail(request: AuthedHttpRequest, slug: str, number: int) -> HttpResponse:
     """One game session: its recap, its timeline picture and every event in it."""
     membership, viewer = _viewer(request, slug)
     session = _session(membership, number)
@@ -141,7 +142,7 @@ def session_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
 
 @require_POST
 @login_required
-def session_recap(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def session_recap(request: AuthedHttpRequest, slug: str, number: int) -> HttpResponse:
     """The DJ writes or edits a session's recap (Markdown)."""
     membership, viewer = _viewer(request, slug)
     if not viewer.is_dj:
@@ -158,7 +159,7 @@ def session_recap(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def event_detail(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+def event_detail(request: AuthedHttpRequest, slug: str, seq: int) -> HttpResponse:
     """One event: what it did, and each PJ's state right before and right after it."""
     membership, viewer = _viewer(request, slug)
     campaign = membership.campaign
@@ -169,7 +170,7 @@ def event_detail(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
 
 
 def _event_page(
-    request: HttpRequest,
+    request: AuthedHttpRequest,
     campaign: Campaign,
     viewer: history.Viewer,
     event: StateEvent,
@@ -199,7 +200,9 @@ def _event_page(
     return render(request, "campaign/event.html", context, status=status)
 
 
-def _already_void(request: HttpRequest, campaign: Campaign, event: StateEvent) -> HttpResponse:
+def _already_void(
+    request: AuthedHttpRequest, campaign: Campaign, event: StateEvent
+) -> HttpResponse:
     """Nothing to do: the event's page again, showing it void (not this page's stale copy)."""
     messages.info(request, _("This event is already void."))
     return redirect("event_detail", slug=campaign.slug, seq=event.seq)
@@ -207,7 +210,7 @@ def _already_void(request: HttpRequest, campaign: Campaign, event: StateEvent) -
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def event_void(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+def event_void(request: AuthedHttpRequest, slug: str, seq: int) -> HttpResponse:
     """Void one event from its own page (any event of the log, however old), with a
     reason. A refusal shows under the form; done, the page shows the event voided. The
     address a refusal leaves in the address bar, opened again, is the event's page."""
@@ -261,15 +264,15 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
     campaign = session.campaign
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     characters = {c.pk: c for c in selectors.characters_with_snapshots(campaign=campaign)}
-    entries = []
+    entries: list[dict] = []
     if session.is_open:
         states = {pk: c.snapshot.state for pk, c in characters.items() if not c.is_archived}
     else:
         states = {int(pk): data["state"] for pk, data in session.sheet_summary.items()}
     for pk, state in states.items():
         character = characters.get(pk)
-        if character is None or (not viewer.is_dj and pk not in viewer.characters):
-            continue
+        if character is None or (viewer.characters is not None and pk not in viewer.characters):
+            continue  # (characters None: the DJ, who sees every PJ)
         card = build(character, state, catalogue=catalogue, for_player=not viewer.is_dj)
         entries.append({"character": character, "card": card})
     entries.sort(key=lambda entry: entry["character"].name)
@@ -278,7 +281,7 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
 
 @require_GET
 @login_required
-def session_sheets(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def session_sheets(request: AuthedHttpRequest, slug: str, number: int) -> HttpResponse:
     """End of session: what each PJ carries into the next one, to copy onto its sheet."""
     membership, viewer = _viewer(request, slug)
     session = _session(membership, number)
@@ -293,10 +296,10 @@ def session_sheets(request: HttpRequest, slug: str, number: int) -> HttpResponse
 
 @require_GET
 @login_required
-def character_cards(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def character_cards(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """A PJ's active E.Alt as cards to print, for tables that hand out paper cards."""
     membership, viewer = _viewer(request, slug)
-    if not viewer.is_dj and pk not in viewer.characters:
+    if viewer.characters is not None and pk not in viewer.characters:  # None: the DJ
         raise Http404("No such PJ.")
     character = selectors.character_of(campaign=membership.campaign, pk=pk)
     if character is None:
@@ -313,15 +316,15 @@ def character_cards(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 def _session_rows(membership, viewer, session) -> list[history.Row]:
     campaign = membership.campaign
-    events = history.with_people(
-        history.events_for(campaign=campaign, viewer=viewer, session=session)
+    events = list(
+        history.with_people(history.events_for(campaign=campaign, viewer=viewer, session=session))
     )
     return history.rows(campaign=campaign, events=events, viewer=viewer, names=_names(campaign))
 
 
 @require_GET
 @login_required
-def session_log(request: HttpRequest, slug: str, number: int, fmt: str) -> HttpResponse:
+def session_log(request: AuthedHttpRequest, slug: str, number: int, fmt: str) -> HttpResponse:
     """A session's log as Markdown (for Discord or Obsidian) or CSV (for a spreadsheet)."""
     if fmt not in ("md", "csv"):
         raise Http404("No such format.")

@@ -7,7 +7,7 @@ or, refused, with the reason in the board's alert. Only the campaign's DJ reache
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.utils.html import escape
@@ -24,6 +24,7 @@ from ..numbers import whole, wholes
 from ..present import lang
 from ..present.board import party_who
 from ..present.events import event_label, void_refused
+from ..requests import AuthedHttpRequest
 from .answers import (
     AFTER_ACTION,
     CARDS,
@@ -37,7 +38,7 @@ from .answers import (
 
 
 def _render_board_part(
-    request: HttpRequest,
+    request: AuthedHttpRequest,
     campaign: Campaign,
     *,
     toast: dict | None = None,
@@ -53,7 +54,7 @@ def _render_board_part(
 
 
 def party_refuse(
-    request: HttpRequest,
+    request: AuthedHttpRequest,
     campaign: Campaign,
     message: str,
     status: int,
@@ -72,7 +73,7 @@ def party_refuse(
 
 
 def party_done(
-    request: HttpRequest,
+    request: AuthedHttpRequest,
     campaign: Campaign,
     toasts: list[dict],
     *,
@@ -98,7 +99,7 @@ def party_done(
     return with_cursor(_render_board_part(request, campaign, toast=toast), campaign)
 
 
-def _party_record(request: HttpRequest, campaign: Campaign, event: dict) -> list[StateEvent]:
+def _party_record(request: AuthedHttpRequest, campaign: Campaign, event: dict) -> list[StateEvent]:
     """The party's time or Descanso, with the PJ the form says keep watch (`watch`)."""
     watch = wholes(request.POST.getlist("watch"))
     in_play = {c.pk for c in selectors.board_characters(campaign=campaign)}
@@ -115,7 +116,7 @@ def _party_record(request: HttpRequest, campaign: Campaign, event: dict) -> list
 
 @require_POST
 @login_required
-def party_time(request: HttpRequest, slug: str) -> HttpResponse:
+def party_time(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Time passes for every PJ: a round, minutes, hours or days, with an activity."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     slot = (
@@ -142,7 +143,7 @@ def _party_error(err: RuleError) -> str:
 
 @require_POST
 @login_required
-def next_round(request: HttpRequest, slug: str) -> HttpResponse:
+def next_round(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """A round passes. A PJ in Shock grave whose turn end was not recorded gets it first,
     so its end-of-turn TS VOL is never skipped; the toast says so."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -159,7 +160,7 @@ def next_round(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
+def party_descanso(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The party sleeps 8 hours: a Descanso for each PJ (one per game day), but those who
     keep watch, who stay awake those hours."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -179,14 +180,14 @@ def party_descanso(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def undo(request: HttpRequest, slug: str) -> HttpResponse:
+def undo(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Void the campaign's latest event ("Deshacer"), if it is still the one the page showed."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     latest = selectors.latest_event(campaign=campaign)
     expected = request.POST.get("seq", "")
     if latest is None:
         return party_refuse(request, campaign, _("There is nothing to undo."), 409)
-    if latest.session_id and latest.session.ended_at is not None:
+    if latest.session is not None and latest.session.ended_at is not None:
         return party_refuse(
             request,
             campaign,
@@ -210,7 +211,7 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def void(request: HttpRequest, slug: str) -> HttpResponse:
+def void(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Void any event of the log (its number in `seq`), with a reason."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     seq = whole(request.POST.get("seq"), digits=9)
@@ -227,7 +228,7 @@ def void(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _void(
-    request: HttpRequest,
+    request: AuthedHttpRequest,
     campaign: Campaign,
     event: StateEvent,
     reason: str,

@@ -16,8 +16,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.encoding import force_bytes
-from django.utils.html import mark_safe
 from django.utils.http import urlsafe_base64_encode
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -25,6 +25,7 @@ from .. import selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..forms import AccountForm
 from ..models import Campaign
+from ..requests import AuthedHttpRequest
 
 # Wrong codes one address may try before it waits (a code is 8 of 31 signs: guessing one
 # within its 48 hours at this rate is hopeless).
@@ -35,19 +36,19 @@ def _qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#1f2430", light="#fff")
 
 
-def _players_context(request: HttpRequest, campaign: Campaign) -> dict:
+def _players_context(request: AuthedHttpRequest, campaign: Campaign) -> dict:
     characters = selectors.board_characters(campaign=campaign)
     pending = selectors.pending_invitations(campaign=campaign)
     rows = []
     for character in characters:
         invitation = pending.get(character.pk)
-        row = {"character": character, "invitation": invitation}
+        row: dict[str, object] = {"character": character, "invitation": invitation}
         if invitation is not None:
             link = request.build_absolute_uri(reverse("join", args=[invitation.token]))
             row.update(
                 link=link,
                 code=services.code_display(invitation.code),
-                qr=mark_safe(_qr_svg(link)),  # noqa: S308 (segno's own SVG markup)
+                qr=mark_safe(_qr_svg(link)),  # segno's own SVG markup
             )
         rows.append(row)
     return {
@@ -60,7 +61,7 @@ def _players_context(request: HttpRequest, campaign: Campaign) -> dict:
 
 @require_http_methods(["GET"])
 @login_required
-def players(request: HttpRequest, slug: str) -> HttpResponse:
+def players(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Each PJ in play with its player, or its pending invitation (link, code and QR)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     return render(request, "campaign/players.html", _players_context(request, campaign))
@@ -68,7 +69,7 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def invite(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def invite(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
     try:
@@ -86,7 +87,7 @@ def invite(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def invitation_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def invitation_cancel(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     invitation = selectors.invitation_of(campaign=campaign, pk=pk)
     if invitation is None:
@@ -105,7 +106,7 @@ def invitation_cancel(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def password_link(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def password_link(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """A one-time link for the player of PJ `pk` to set a new password (no e-mail needed).
     Only for a player whose every campaign is this DJ's: no DJ opens another's account."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
@@ -138,7 +139,7 @@ def password_link(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def player_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def player_remove(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
     player = character.player
@@ -206,6 +207,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
                     if not form.is_valid():
                         raise ValidationError("")
                     user = form.save()
+                assert user is not None  # signed in, or the account just made
                 character = services.invitation_accept(invitation=invitation, user=user)
         except ValidationError as err:
             error = " ".join(m for m in err.messages if m)

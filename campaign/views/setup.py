@@ -7,7 +7,7 @@ redirect; bad input re-renders the form with its errors and writes nothing.
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -26,10 +26,11 @@ from ..forms import (
     scores_in_order,
 )
 from ..models import Campaign, CatalogueEntry, Character
+from ..requests import AuthedHttpRequest
 from .history import recap_posted
 
 
-def _data(request: HttpRequest):
+def _data(request: AuthedHttpRequest):
     """The posted data for a form, None (unbound) on GET."""
     return request.POST if request.method == "POST" else None
 
@@ -39,7 +40,7 @@ def _data(request: HttpRequest):
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
+def campaign_settings(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The campaign's name any time; its options until the log has a game event."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     locked = selectors.campaign_options_locked(campaign=campaign)
@@ -70,7 +71,7 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _character_form(
-    request: HttpRequest, campaign: Campaign, character: Character | None = None
+    request: AuthedHttpRequest, campaign: Campaign, character: Character | None = None
 ) -> CharacterForm:
     return CharacterForm(
         _data(request),
@@ -88,7 +89,7 @@ def _powers_shown(powers: list[str]) -> list[str]:
 
 @require_GET
 @login_required
-def character_list(request: HttpRequest, slug: str) -> HttpResponse:
+def character_list(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The campaign's PJ: the active ones with Edit and Archive, the archived ones."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     context = {
@@ -105,7 +106,7 @@ def character_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def character_new(request: HttpRequest, slug: str) -> HttpResponse:
+def character_new(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Add a PJ: its log starts on the party's clock with its scores."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     form = _character_form(request, campaign)
@@ -131,7 +132,7 @@ def character_new(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def character_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def character_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Change a PJ; new scores go to its log as an `attributes` event."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk, archived=None)
@@ -158,7 +159,7 @@ def character_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def character_archive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def character_archive(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Hide a PJ from the board; its log stays and it can be restored."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk, archived=False)
@@ -173,7 +174,7 @@ def character_archive(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def character_restore(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def character_restore(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Bring an archived PJ back to the board."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk, archived=True)
@@ -194,7 +195,7 @@ def _catalogue_entry(campaign: Campaign, pk: int) -> CatalogueEntry:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def catalogue(request: HttpRequest, slug: str) -> HttpResponse:
+def catalogue(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The campaign's E.Esp, diseases and poisons by kind; the form to add one."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     form = CatalogueEntryForm(_data(request), campaign=campaign)
@@ -222,7 +223,7 @@ def catalogue(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def catalogue_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def catalogue_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Change a catalogue entry's texts (its name stays: the log uses it)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     entry = _catalogue_entry(campaign, pk)
@@ -241,7 +242,7 @@ def catalogue_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_POST
 @login_required
-def catalogue_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def catalogue_delete(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Remove an entry from the catalogue; the log keeps the name."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     entry = _catalogue_entry(campaign, pk)
@@ -253,7 +254,7 @@ def catalogue_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 # -- game sessions -----------------------------------------------------------------------
 
 
-def _back(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+def _back(request: AuthedHttpRequest, campaign: Campaign) -> HttpResponse:
     """To the page the form came from, when it is on this site; else to the board."""
     target = request.POST.get("next", "")
     # A path of this site only: redirect() would take "0" or "board" for a view's name.
@@ -266,7 +267,7 @@ def _back(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 
 @require_POST
 @login_required
-def session_start(request: HttpRequest, slug: str) -> HttpResponse:
+def session_start(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Open the campaign's next game session (numbered automatically)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     form = SessionStartForm(request.POST)
@@ -274,7 +275,8 @@ def session_start(request: HttpRequest, slug: str) -> HttpResponse:
         # Shown by the title field when the board comes back, with what was typed.
         request.session["session_start"] = {
             "title": (request.POST.get("title") or "")[:1000],
-            "error": " ".join(form.errors.get("title", [])) or _("Check the session title."),
+            "error": " ".join(map(str, form.errors.get("title", [])))
+            or _("Check the session title."),
         }
         return _back(request, campaign)
     try:
@@ -289,7 +291,7 @@ def session_start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def session_end(request: HttpRequest, slug: str) -> HttpResponse:
+def session_end(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """End the open game session, with an optional recap."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     session = selectors.open_session(campaign=campaign)

@@ -8,7 +8,7 @@ sees; anyone else gets 404. What the DJ marked secret never reaches a sheet.
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -24,6 +24,7 @@ from ..models import Campaign, Character, Membership
 from ..numbers import wholes
 from ..present import lang
 from ..present import sheet as present_sheet
+from ..requests import AuthedHttpRequest
 from .answers import after_write, idempotency_key, summaries, with_cursor
 
 TEMPLATE = "campaign/sheet.html"
@@ -47,7 +48,7 @@ def _context(membership: Membership, character: Character) -> dict:
 
 @require_GET
 @login_required
-def sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def sheet(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The PJ's sheet, as its player sees it. A PJ the DJ archived gets a page that says
     so, and follows the campaign: it opens the sheet again once the PJ is restored."""
     try:
@@ -63,7 +64,7 @@ def sheet(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 @require_GET
 @login_required
-def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def sheet_refresh(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """What a live change asks for, where the stream did not carry it: the cards it named
     (or all) that this sheet shows, and the clock line, each replacing the element with its
     id."""
@@ -92,12 +93,13 @@ def sheet_refresh(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "turn": present_sheet.turn_for(character.pk, view.now),
         }
         rendered[own] = render_to_string("campaign/sheet/_card.html", context)
-    return HttpResponse("".join(rendered[key] or "" for key in keys))
+    found = [rendered[key] for key in keys]  # HTML, or None for a card this sheet lost
+    return HttpResponse("".join(html for html in found if isinstance(html, str)))
 
 
 @require_POST
 @login_required
-def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def sheet_roll(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The player rolls one of their PJ's pending checks: 1d6 against its score."""
     membership, character = character_for_viewer(user=request.user, slug=slug, pk=pk)
     campaign = membership.campaign
@@ -120,7 +122,7 @@ def sheet_roll(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if not request.htmx:
         if error:
             messages.error(request, error)
-        else:
+        elif toast is not None:  # no error: the roll was recorded
             messages.success(request, toast["text"])
         return redirect("sheet", slug=slug, pk=pk)
     after_write(campaign)

@@ -5,18 +5,19 @@ without what the DJ keeps secret; anyone else gets 404. `?descargar=1` makes it 
 """
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_GET
 
 from .. import selectors
 from ..access import membership_for
 from ..history.timeline_svg import session_svg
 from ..models import Membership
+from ..requests import AuthedHttpRequest
 
 
 @require_GET
 @login_required
-def session_timeline_svg(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def session_timeline_svg(request: AuthedHttpRequest, slug: str, number: int) -> HttpResponse:
     membership = membership_for(user=request.user, slug=slug)
     campaign = membership.campaign
     session = selectors.session_by_number(campaign=campaign, number=number)

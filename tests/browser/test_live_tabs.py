@@ -159,7 +159,7 @@ def test_a_tap_the_server_does_not_answer_is_abandoned_and_never_applied(browser
     assert len(held) == 1
     try:
         held[0].continue_()  # the network lets it go, too late: the page has given up on it
-    except Exception:  # noqa: BLE001 - Playwright refuses to continue an aborted request
+    except Exception:  # Playwright refuses to continue an aborted request
         pass
     page.unroute("**/pj/*/accion/")
     assert not StateEvent.objects.filter(event__kind="suffer").exists()

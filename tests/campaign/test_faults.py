@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-import bench_faults  # noqa: E402
+import bench_faults
 
 pytestmark = pytest.mark.slow  # a real uvicorn, killed and started again
 

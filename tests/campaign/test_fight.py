@@ -1,4 +1,4 @@
-"""A fight's turn order (campaign.fight, services.fight): kept in the log, one tap per turn,
+"""A fight's turn order (campaign.turn_order, services.fight): kept in the log, one tap per turn,
 the round after the last turn, a lost turn, order changes, the end, and undo."""
 
 import pytest

@@ -18,7 +18,7 @@ def stored(model, pk_field: str, pk: int) -> dict:
     """The state column as the database holds it, past the field's reading."""
     table = model._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT state FROM {table} WHERE {pk_field} = %s", [pk])  # noqa: S608
+        cursor.execute(f"SELECT state FROM {table} WHERE {pk_field} = %s", [pk])
         (value,) = cursor.fetchone()
     return json.loads(value) if isinstance(value, str) else value
 
@@ -28,7 +28,7 @@ def write_raw(model, pk_field: str, pk: int, state: dict) -> None:
     cast = "::jsonb" if connection.vendor == "postgresql" else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {model._meta.db_table} SET state = %s{cast} WHERE {pk_field} = %s",  # noqa: S608
+            f"UPDATE {model._meta.db_table} SET state = %s{cast} WHERE {pk_field} = %s",
             [json.dumps(state), pk],
         )
 

@@ -33,7 +33,7 @@ PLAYERS = [
 ]
 
 # (session title, recap, steps). A step is (PJ name or None for everyone, event).
-SESSIONS = [
+SESSIONS: list[tuple[str, str, list[tuple[str | None, dict]]]] = [
     (
         "Emboscada en el paso de Kiso",
         "Bandidos en el paso. Kenji cayó herido y cerró sus heridas; Mei curó a Aiko. "
