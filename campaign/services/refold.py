@@ -9,7 +9,6 @@ from django.utils import timezone
 
 import rules
 
-from ..history.replay import state_diff
 from ..models import Campaign, Character, CharacterSnapshot, EventSnapshot, StateEvent
 from ..selectors import character_log
 from .changes import lock
@@ -34,8 +33,8 @@ class Refold:
 
     campaign: Campaign
     characters: int = 0
-    # PJ name -> the lines of its public state that changed
-    changed: dict[str, list[str]] = field(default_factory=dict)
+    # PJ name -> its public state before and after, for those it changed
+    changed: dict[str, tuple[dict, dict]] = field(default_factory=dict)
     event_states: int = 0  # per-event states rewritten
     event_effects: int = 0  # events whose effects trail was rewritten
 
@@ -86,7 +85,7 @@ def campaign_refold(*, campaign: Campaign) -> Refold:
             before = rules.public_state(character.snapshot.state)
             after = rules.public_state(state)
             if before != after:
-                report.changed[character.name] = state_diff(before, after)
+                report.changed[character.name] = (before, after)
             seq = log[-1].seq if log else character.snapshot.seq
             if character.snapshot.state != state or character.snapshot.seq != seq:
                 CharacterSnapshot.objects.filter(character=character).update(

@@ -7,7 +7,7 @@ rewrites its projections (one transaction per campaign), reporting each PJ that 
 
 from django.core.management.base import BaseCommand, CommandError
 
-from campaign.history.replay import campaign_replay_check
+from campaign.history.replay import campaign_replay_check, state_diff
 from campaign.models import Campaign
 from campaign.services.refold import RefoldRefused, campaign_refold
 
@@ -58,9 +58,9 @@ class Command(BaseCommand):
                 refused += 1
                 self.stderr.write(f"REFUSED {campaign.slug}: {err} (nothing rewritten)")
                 continue
-            for name, lines in report.changed.items():
+            for name, (before, after) in report.changed.items():
                 self.stdout.write(f"CHANGED {campaign.slug}/{name}:")
-                for line in lines:
+                for line in state_diff(before, after):
                     self.stdout.write(f"  {line}")
             self.stdout.write(
                 f"{campaign.slug}: {report.characters} PJ re-folded, "
