@@ -1,4 +1,5 @@
-"""The rules reference: docs/reglas.md (Spanish) and docs/rules.md (English) as safe HTML.
+"""The pages built from docs/: the rules reference (docs/reglas.md in Spanish, docs/rules.md
+in English, at /reglas/) and the guide (docs/guia.md, docs/guide.md, at /guia/), as safe HTML.
 
 Each document is rendered once per language and kept in memory: the files do not change
 while the server runs. Headings "R11 · …" get the stable anchor id "R11", which
@@ -18,6 +19,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 
 DOCS = {"es": "reglas.md", "en": "rules.md"}
+GUIDE_DOCS = {"es": "guia.md", "en": "guide.md"}
 RULE_COUNT = 27
 _RULE_HEADING = re.compile(r"(R\d+)\s*·\s*(.*)")
 _RULE_ID = re.compile(r"R([1-9]\d?)")
@@ -102,11 +104,21 @@ def render_markdown(text: str) -> RulesPage:
     )
 
 
+def _doc_page(docs: dict[str, str], language: str) -> RulesPage:
+    name = docs.get(language.split("-")[0], docs["es"])
+    return render_markdown((settings.BASE_DIR / "docs" / name).read_text(encoding="utf-8"))
+
+
 @lru_cache(maxsize=len(DOCS))
 def rules_page(language: str) -> RulesPage:
     """The reference in a language ("es" or "en"; anything else gets Spanish), cached."""
-    name = DOCS.get(language.split("-")[0], DOCS["es"])
-    return render_markdown((settings.BASE_DIR / "docs" / name).read_text(encoding="utf-8"))
+    return _doc_page(DOCS, language)
+
+
+@lru_cache(maxsize=len(GUIDE_DOCS))
+def guide_page(language: str) -> RulesPage:
+    """The DJ's and players' guide in a language (as `rules_page`), cached."""
+    return _doc_page(GUIDE_DOCS, language)
 
 
 def rule_url(rule: str) -> str:

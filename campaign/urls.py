@@ -20,6 +20,7 @@ from .views import (
 urlpatterns = [
     path("", home.home, name="home"),
     path("reglas/", reference.rules, name="rules"),
+    path("guia/", reference.guide, name="guide"),
     path("salud/", health.health, name="health"),
     path("campanas/nueva/", home.campaign_new, name="campaign_new"),
     # The DJ's table

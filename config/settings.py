@@ -1,7 +1,7 @@
 """Django settings for Zodiac tracker: one file, configured from the environment.
 
 Development needs nothing set. Production sets at least DEBUG=false, SECRET_KEY,
-ALLOWED_HOSTS and usually DATABASE_URL and CSRF_TRUSTED_ORIGINS (see README.md). A table's
+ALLOWED_HOSTS and usually DATABASE_URL and CSRF_TRUSTED_ORIGINS (see docs/hosting.md). A table's
 own server (`make run`) runs with DEBUG off over plain HTTP: HTTPS=false.
 """
 
@@ -191,7 +191,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # nor the username alone (anyone could lock a player out from anywhere). A try while locked,
 # even with the right password, restarts the 15 minutes, so the page's "wait 15 minutes"
 # holds. A login resets the count. The address is REMOTE_ADDR, which uvicorn's
-# --proxy-headers sets from the local proxy's X-Forwarded-For (README, Accounts).
+# --proxy-headers sets from the local proxy's X-Forwarded-For (docs/hosting.md, Accounts).
 AXES_FAILURE_LIMIT = 5
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_COOLOFF_TIME = timedelta(minutes=15)

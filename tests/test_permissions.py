@@ -59,6 +59,7 @@ ACCESS = {
     "login": Access.PUBLIC,
     "logout": Access.PUBLIC,
     "rules": Access.PUBLIC,
+    "guide": Access.PUBLIC,
     "health": Access.PUBLIC,
     "join_code": Access.PUBLIC,
     "join": Access.PUBLIC,

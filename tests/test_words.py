@@ -165,7 +165,8 @@ def test_every_page_of_a_player_speaks_spanish(demo):
 
 def test_every_page_of_a_visitor_speaks_spanish(db):
     client = Client()
-    pages = [reverse("login"), reverse("signup"), reverse("join_code"), reverse("rules"), "/nada/"]
+    names = ("login", "signup", "join_code", "rules", "guide")
+    pages = [*(reverse(name) for name in names), "/nada/"]
     found = {}
     for url in pages:
         response = client.get(url)

@@ -1,15 +1,23 @@
-"""The rules reference page (/reglas/), open to anyone: it holds no campaign data."""
+"""The pages made from docs/, open to anyone (they hold no campaign data): the rules
+reference (/reglas/) and the guide (/guia/)."""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
 from django.views.decorators.http import require_GET
 
-from ..reference import rules_page
+from ..reference import guide_page, rules_page
 
 
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
     """The rules reference, in the UI language; open to anyone, logged in or not."""
     page = rules_page(translation.get_language() or "es")
+    return render(request, "campaign/rules.html", {"page": page})
+
+
+@require_GET
+def guide(request: HttpRequest) -> HttpResponse:
+    """The DJ's and players' guide, in the UI language; open to anyone, logged in or not."""
+    page = guide_page(translation.get_language() or "es")
     return render(request, "campaign/rules.html", {"page": page})

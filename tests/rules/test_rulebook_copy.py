@@ -92,8 +92,15 @@ def _product_texts() -> list[tuple[str, str]]:
     ]
     # Rendered audit lines join labels and phrases, so check what a reader actually sees too.
     sources += [(f"audit lines ({lang})", chain(_audit_effects(), lang)) for lang in LANGS]
-    for doc in ("reglas.md", "rules.md"):
-        sources.append((f"docs/{doc}", (ROOT / "docs" / doc).read_text(encoding="utf-8")))
+    # The pages the app serves (/reglas/, /guia/) and the engine's contract.
+    for doc in (
+        "docs/reglas.md",
+        "docs/rules.md",
+        "docs/guia.md",
+        "docs/guide.md",
+        "rules/README.md",
+    ):
+        sources.append((doc, (ROOT / doc).read_text(encoding="utf-8")))
     for template in sorted((ROOT / "templates").rglob("*.html")):
         sources.append((str(template.relative_to(ROOT)), template.read_text(encoding="utf-8")))
     for po in sorted((ROOT / "locale").glob("*/LC_MESSAGES/django.po")):
@@ -125,6 +132,7 @@ def test_no_text_copies_six_words_from_the_rulebook():
     texts = _product_texts()
     where = {name for name, _ in texts}
     assert {"rules/texts.py", "docs/reglas.md", "docs/rules.md", "templates/base.html"} <= where
+    assert {"docs/guia.md", "docs/guide.md", "rules/README.md"} <= where
     assert sum(name.endswith("(msgstr)") for name, _ in texts) > 50
     copies = _copies(texts, read_fingerprint(FINGERPRINT))
     assert not copies, f"copied from the rulebook (file: runs): {copies}"
