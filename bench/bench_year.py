@@ -1,13 +1,13 @@
 """A PJ's stored state after a simulated year: how big it gets (issue #17, "long stretches").
 
-The stored state is what each snapshot row holds (the SPEC section 8 state and the engine's
+The stored state is what each snapshot row holds (rules/README.md section 8 and the engine's
 own, in the packed form campaign.models.StateField writes: rules.packed), measured as JSON,
 in bytes, for three years:
 
 - a table's year: 52 weekly sessions of bench/_log.py's table_log for 8 PJ, the checks
   rolled as they come, as a table does; the largest state any PJ reached is the figure;
 - a year of untreated Heridas grave, nobody rolling: a day's infection check piles up
-  each day (SPEC: mandatory checks pile up, one per trigger);
+  each day (rules/README.md §9: mandatory checks pile up, one per trigger);
 - a long fight in Shock grave, nobody rolling: one end-of-turn TS VOL per turn end.
 
 Target: each stays under 8 KiB a PJ (a check left waiting costs one byte packed; the state

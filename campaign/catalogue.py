@@ -1,4 +1,4 @@
-"""The starting catalogue of every new campaign: the SPEC §1 E.Esp names.
+"""The starting catalogue of every new campaign: the rules/README.md §1 E.Esp names.
 
 The game's chapter on E.Esp is not in our source, so these are the table's own short
 reminders, written for this app; each campaign's DJ edits them on its catalogue page.

@@ -21,7 +21,7 @@ NOT_UNDONE = ("attributes",)
 class Campaign(models.Model):
     name = models.CharField(_("name"), max_length=100)
     slug = models.SlugField(_("slug"), max_length=100, unique=True)
-    # The SPEC's campaign options (rules.OPTION_DEFAULTS).
+    # The campaign options of the rules (rules/README.md, rules.OPTION_DEFAULTS).
     especificos = models.BooleanField(_("specific E.Esp"), default=False)
     esfuerzo_prolongado = models.BooleanField(_("prolonged effort"), default=False)
     round_seconds = models.PositiveIntegerField(
@@ -187,7 +187,7 @@ class GameSession(models.Model):
 
 
 class StateEvent(models.Model):
-    """One SPEC §7 event in a campaign's log. Never edited: a correction voids it."""
+    """One rules/README.md §7 event in a campaign's log. Never edited: a correction voids it."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="events")
     # None: a campaign-wide event (time, a party Descanso) for every PJ.

@@ -78,7 +78,7 @@ def character_log(*, character: Character, include_void: bool = False) -> QueryS
 
 
 def character_state(*, character: Character) -> dict:
-    """A PJ's current state (SPEC §8 keys only)."""
+    """A PJ's current state (rules/README.md §8 keys only)."""
     snapshot = CharacterSnapshot.objects.only("state").get(character=character)
     return rules.public_state(snapshot.state)
 

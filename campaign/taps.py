@@ -1,4 +1,5 @@
-"""Parse the DJ's taps into SPEC events. Bad input is a ValidationError in the user's language.
+"""Parse the DJ's taps into events (rules/README.md §7); bad input is a ValidationError in
+the user's language.
 
 Each parser takes the POST data and returns the event to record; the rules engine then
 decides whether the event is allowed (a RuleError), so these only check shape and words.

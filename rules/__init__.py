@@ -47,7 +47,7 @@ def initial_state() -> dict:
 
 
 def public_state(state: dict) -> dict:
-    """Only the SPEC section 8 keys of a stored state."""
+    """Only the rules/README.md section 8 keys of a stored state."""
     return {k: v for k, v in state.items() if k != ENGINE_KEY}
 
 
@@ -126,7 +126,7 @@ def apply(
 
 
 def replay(events: list, options: dict | None = None) -> dict:
-    """Fold a whole log (oldest first) into the SPEC section 8 state."""
+    """Fold a whole log (oldest first) into the rules/README.md section 8 state."""
     c = Char()
     c.opt = normalize_options(options)
     for event in events:

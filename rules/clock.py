@@ -1,4 +1,5 @@
-"""Time, sleep and Descanso (SPEC section 5): the timers that fire as the game clock moves."""
+"""Time, sleep and Descanso (rules/README.md section 5): the timers that fire as the game
+clock moves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The working state of one PJ and what suffering an E.Alt does to it (SPEC sections 2-3)."""
+"""The working state of one PJ and what suffering an E.Alt does to it (rules/README.md
+sections 2-3)."""
 
 from __future__ import annotations
 

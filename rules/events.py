@@ -1,4 +1,5 @@
-"""One handler per event kind (SPEC section 7): validate the event, then let the engine act."""
+"""One handler per event kind (rules/README.md section 7): validate the event, then let the
+engine act."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The state the engine shows (SPEC section 8): marks, active grades, modifiers, checks."""
+"""The state the engine shows (rules/README.md section 8): marks, active grades, modifiers,
+checks."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def modifiers(active: dict, emotion_grave: str | None) -> tuple[dict, dict, dict
 
 
 def public(c: Char) -> dict:
-    """The SPEC section 8 state of `c`, as a fresh JSON-ready dict."""
+    """The rules/README.md section 8 state of `c`, as a fresh JSON-ready dict."""
     bits = dict(c.marks)
     if c.asleep:
         bits["shock"] |= PERSISTENTE  # R23: sleep shows as Shock persistente

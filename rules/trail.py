@@ -23,7 +23,8 @@ def _rule(es: str, en: str) -> dict[str, str]:
     return {"es": es, "en": en}
 
 
-# One line per rule of SPEC.md, for the audit view; "base" and "DJ" tag effects with no R-number.
+# One line per rule of rules/README.md, for the audit view; "base" and "DJ" tag effects with
+# no R-number.
 RULES: dict[str, dict[str, str]] = {
     "R1": _rule(
         "Por tipo cuenta la casilla más seria: grave, luego persistente, luego leve.",

@@ -228,6 +228,32 @@ def test_the_docs_stand_alone_in_a_clone():
         assert not re.search(r"\bSPEC\b|SPEC\.md|\.\./shared|/work/", text), page
 
 
+OUTSIDE = re.compile(r"\bSPEC\b|SPEC\.md|\.\./shared|/work/")
+
+
+def test_the_code_cites_nothing_a_clone_lacks():
+    # Comments and docstrings cite rules/README.md, the contract in the repository.
+    here = Path(__file__).resolve()
+    found = []
+    for folder in (
+        "campaign",
+        "rules",
+        "config",
+        "bench",
+        "scripts",
+        "tests",
+        "templates",
+        "static",
+    ):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in (".py", ".html", ".js", ".css") or path == here:
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if OUTSIDE.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
+
+
 def test_the_contract_keeps_the_section_numbers_the_code_cites():
     contract = anchors(ROOT / "rules/README.md")
     for number in range(1, 10):

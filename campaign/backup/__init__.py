@@ -4,7 +4,7 @@ A module per step: `export`, `check` (the whole file), `fold` (its log folded in
 with the rules); the restore writes, as every change does, through the services
 (services.restore: written in bulk).
 
-The format ("zodiac-campaign", version 1) is described in README.md, "Backup and restore".
+The format ("zodiac-campaign", version 1) is described in docs/backup-format.md.
 It holds what cannot be derived: the campaign and its options, catalogue, memberships, PJ,
 game sessions and the whole log (voided and secret events included, each event as stored,
 with its dice seed). The projections (snapshots, per-event states, effects trails), the

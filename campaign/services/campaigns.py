@@ -120,7 +120,7 @@ def campaign_update(
 
 
 def catalogue_seed(*, campaign: Campaign) -> int:
-    """Add the SPEC §1 names missing from a campaign's catalogue; returns how many."""
+    """Add the rules/README.md §1 names missing from a campaign's catalogue; returns how many."""
     existing = set(campaign.catalogue.values_list("name", flat=True))
     missing = [e for e in catalogue_entries(campaign) if e.name not in existing]
     CatalogueEntry.objects.bulk_create(missing)

@@ -148,7 +148,7 @@ def event_record(
     recorded_at: datetime | None = None,
     leave_out: frozenset[int] = frozenset(),
 ) -> StateEvent:
-    """Append one SPEC §7 event to the log, for one PJ or (character None) the party.
+    """Append one rules/README.md §7 event to the log, for one PJ or (character None) the party.
 
     The party is every PJ in play: archived PJ take no part (their log is frozen while
     archived), nor the PJ whose pk is in `leave_out` (the DJ left them out: one keeps

@@ -286,7 +286,7 @@ def test_it_refuses_scores_that_are_not_whole_numbers(campaign, scores):
 def test_a_new_campaign_gets_the_spec_catalogue(db):
     campaign = CampaignFactory()
     names = set(campaign.catalogue.values_list("name", flat=True))
-    # The SPEC's E.Esp and diseases, and two poisons of our own to start from.
+    # The rules/README.md E.Esp and diseases, and two poisons of our own to start from.
     assert names == set(rules.SPECIALS) | {"veneno paralizante", "veneno somnífero"}
     assert all(campaign.catalogue.values_list("effect", flat=True))
     assert services.catalogue_seed(campaign=campaign) == 0

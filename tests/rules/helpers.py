@@ -1,7 +1,7 @@
 """Small helpers for the per-rule tests: build events, fold logs, read states and effects.
 
 Expectations live in the tests; these only shorten the writing of logs and the reading of
-results (SPEC sections 7 and 8).
+results (rules/README.md sections 7 and 8).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ HOUR = 3600
 MINUTE = 60
 
 
-# --- events (SPEC section 7) -------------------------------------------------------------
+# --- events (rules/README.md section 7) ----------------------------------------------------
 
 
 def suffer(type_: str, grade: str, **fields) -> dict:
@@ -79,7 +79,7 @@ def days_of_descanso(n: int) -> list[dict]:
 
 
 def state_of(*events: dict, **options) -> dict:
-    """The SPEC section 8 state after the events (options as keyword arguments)."""
+    """The rules/README.md section 8 state after the events (options as keyword arguments)."""
     return replay(list(events), options or None)
 
 

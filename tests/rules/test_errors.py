@@ -1,4 +1,4 @@
-"""Every invalid event of SPEC sections 7 and 9: a RuleError at the right index, in both
+"""Every invalid event of rules/README.md sections 7 and 9: a RuleError at the right index, in both
 languages, and nothing changed (checked through `apply` on the stored state too)."""
 
 import pytest

@@ -1,5 +1,5 @@
-"""`manage.py export_campaign SLUG [-o FILE]`: a campaign's backup, as JSON (README, "Backup
-and restore"). Written as it is read, so a long log takes no more memory than a short one.
+"""`manage.py export_campaign SLUG [-o FILE]`: a campaign's backup, as JSON
+(docs/backup-format.md). Written as it is read, so a long log takes no more memory than a short one.
 """
 
 from pathlib import Path

@@ -1,5 +1,5 @@
 """`manage.py import_campaign FILE [--name NAME] [--dj USERNAME]`: a backup as a new
-campaign (README, "Backup and restore"). The log is re-folded with the current rules; one
+campaign (docs/backup-format.md). The log is re-folded with the current rules; one
 transaction, so a file that cannot be imported writes nothing.
 """
 
