@@ -3,21 +3,21 @@ reference (/reglas/) and the guide (/guia/)."""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import translation
 from django.views.decorators.http import require_GET
 
+from ..present import lang
 from ..reference import guide_page, rules_page
 
 
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
     """The rules reference, in the UI language; open to anyone, logged in or not."""
-    page = rules_page(translation.get_language() or "es")
+    page = rules_page(lang())
     return render(request, "campaign/rules.html", {"page": page})
 
 
 @require_GET
 def guide(request: HttpRequest) -> HttpResponse:
     """The DJ's and players' guide, in the UI language; open to anyone, logged in or not."""
-    page = guide_page(translation.get_language() or "es")
+    page = guide_page(lang())
     return render(request, "campaign/rules.html", {"page": page})
