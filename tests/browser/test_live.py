@@ -1,4 +1,4 @@
-"""static/js/live.js in a real browser: changes arrive as `zodiac:change` events, by SSE or
+"""static/js/live/ in a real browser: changes arrive as `zodiac:change` events, by SSE or
 by polling where EventSource is missing, and "Reconectando…" shows while the server is away.
 
 The page is the rules page with the live element added, so the script is tested on its own,
@@ -28,7 +28,7 @@ def open_live_page(page, base: str, campaign, user) -> None:
     campaign.refresh_from_db()
     values = ["/en-vivo/", "/en-vivo/cambios/", str(campaign.pk), str(campaign.change_cursor)]
     page.evaluate(LIVE, [*values, str(user.pk)])
-    page.add_script_tag(url=base + "/static/js/live.js")
+    page.add_script_tag(url=base + "/static/js/live/index.js", type="module")
 
 
 def wound(character) -> None:
@@ -100,7 +100,8 @@ def test_the_page_says_it_is_reconnecting_while_the_server_is_away(page, transac
         stop_server(process)
 
 
-PATCH = """() => {
+PATCH = """async () => {
+  const { patch } = await import("/static/js/live/index.js");
   const make = (html) => {
     const t = document.createElement("template");
     t.innerHTML = html.trim();
@@ -113,7 +114,7 @@ PATCH = """() => {
   document.querySelector("main").append(old);
   const title = old.querySelector("h2");
   old.querySelector("details").open = true;
-  zodiacLive.patch(old, make(`<article id="pj-1" class="pj-card cannot-act" data-x="1">
+  patch(old, make(`<article id="pj-1" class="pj-card cannot-act" data-x="1">
     <h2>Aiko</h2><p>y</p>
     <details><summary>Más</summary></details>
     <ul><li>uno</li><li>dos</li></ul><em>Shock</em></article>`));
@@ -130,7 +131,7 @@ PATCH = """() => {
 
 
 def test_a_refreshed_part_is_changed_in_place(page, app_url):
-    """zodiacLive.patch: the same nodes, changed where the fresh rendering differs."""
+    """live/index.js patch: the same nodes, changed where the fresh rendering differs."""
     dj, aiko = table()
     log_in(page.context, app_url, dj)
     open_live_page(page, app_url, aiko.campaign, dj)
