@@ -28,13 +28,14 @@
 //          on to the message's; a tab of that campaign takes the message as its own
 //          stream's (index.js: newer than its cursor, else ignored; one with news missed
 //          before it, or a reset, means every card anew).
-//   state  {state, offset, cursors}  the leader, when its transport's state changes
-//          ("open", "reconnecting", "polling"; "connecting" before any) and after each
-//          `hello`. offset: the server's clock minus the leader's (ms) or null; cursors:
-//          {campaign id: cursor} the transport has reached. All: show the state (the
-//          "Reconnecting…" line, #live's data-state); take the offset unless null; a tab
-//          whose campaign's cursor there is past its own missed news (the transport had
-//          it before this tab said hello): it asks for every card anew.
+//   state  {state, offset, cursors}  the leader, each time its transport tells its
+//          state ("open", "reconnecting", "polling": at every poll; "connecting" before
+//          the first) and after each `hello`. offset: the server's clock minus the
+//          leader's (ms) or null; cursors: {campaign id: cursor} the transport has
+//          reached. All: show the state (the "Reconnecting…" line, #live's data-state);
+//          take the offset unless null; a tab whose campaign's cursor there is past its
+//          own missed news (the transport had it before this tab said hello): it asks
+//          for every card anew.
 //   clock  {offset}  the leader, for each reading of the server's clock (the stream's
 //          hello, ping and change; polling). All: take the offset (taps are dated with it).
 //   gone   {campaigns}  the leader, when the server says those campaigns are no longer
@@ -50,10 +51,12 @@
 // and frees the lock), the next tab in the lock's queue (the longest waiting) becomes the
 // leader. It opens the transport following each campaign of its table from the oldest
 // cursor any tab of that campaign had (its table moved on with every `change` it heard),
-// so no tab misses a change the old leader had not relayed; then says `leader`. Every
-// tab answers `hello`, and the new leader joins the campaigns it lacked and says `state`,
-// whose cursors let a tab that is behind ask anew. A frozen tab, on `resume`, says
-// `hello`, queues for the lock again if it had left it, and asks for every card anew.
+// so no tab misses a change the old leader had not relayed (a tab ignores the ones it
+// already had: their cursor is not past its own); then says `leader`. Every tab answers
+// `hello`, and the new leader joins the campaigns it lacked and says `state`, whose
+// cursors let a tab that is behind ask anew. A frozen tab says no `bye` (its entry stays,
+// its campaign stays followed); on `resume` it says `hello`, queues for the lock again if
+// it had left it, and asks for every card anew.
 
 import { newKey, serverClock, setServerOffset as setClock } from "./taps.js";
 
