@@ -6,7 +6,7 @@ shapes:
 - phones: each sheet in its own browser context (its own cookies and connections, as a
   separate device);
 - tabs: every sheet a tab of one browser (one player's browser: one cookie jar, the tabs
-  sharing one stream, static/js/live.js).
+  sharing one stream, static/js/live/tabs.js).
 
 For N = 1, 5 and 20, 30 clicks on the DJ's page (a tap, then its undo), timed from the
 click to the first change in each sheet's DOM (a MutationObserver on #sheet). Targets (the

@@ -2,7 +2,7 @@
 
 The page stamps each of its htmx POSTs with when it sent it, on the server's clock (the
 live stream tells the page that clock; header X-Zodiac-Sent, milliseconds since the epoch).
-The page gives up on an answer after 8 seconds (TAP_GIVES_UP_MS, static/js/live.js) and
+The page gives up on an answer after 8 seconds (TAP_GIVES_UP_MS, static/js/live/taps.js) and
 tells the user the tap was not recorded; the server refuses the write once TAP_SECONDS have
 passed since it was sent, checked when the campaign's lock is held (a write can wait there
 behind another), which leaves the server time to commit and answer before the page gives

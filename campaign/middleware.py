@@ -50,7 +50,7 @@ class TapDeadlineMiddleware:
 
     Sync only, like the rest of the chain. The refusal is a 409 that swaps nothing
     (HX-Reswap: none) with the words to show, in the user's language, next to the control
-    (static/js/live.js puts them on the card).
+    (static/js/live/taps.js puts them on the card).
     """
 
     sync_capable = True

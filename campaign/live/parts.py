@@ -8,9 +8,10 @@ A part is one element a live page changes in place, named by what it stands for:
 - ("pks",) the PJ in play as [pk, player id] pairs, for a change of every card.
 
 Parts carry no CSRF token and no idempotency key (`common` renderings): htmx sends the
-token as a header and live.js keys each form. So one rendering serves every page of its
-kind: the hub renders each part once per change for all its streams, and the refresh views
-(a page that fetches: polling, a DJ looking at a sheet) render them the same way.
+token as a header and static/js/live/taps.js keys each form. So one rendering serves every
+page of its kind: the hub renders each part once per change for all its streams, and the
+refresh views (a page that fetches: polling, a DJ looking at a sheet) render them the same
+way.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Both are per user, for the campaigns the browser's open pages show (`since`: cam
 the cursor the pages have, as `3:120,5:44`). Each message is one campaign's batch of
 changes: which PJ cards changed (ids, or all), and, on the stream, those cards already
 rendered for this viewer's kind (live.parts), so no page has to ask. Every tab of the
-browser shares the stream (static/js/live.js) and takes what it shows. What a viewer may
+browser shares the stream (static/js/live/tabs.js) and takes what it shows. What a viewer may
 hear is decided per campaign: the DJ hears every change, a player their own PJ and
 campaign-wide changes (every PJ when the campaign shows players the party).
 

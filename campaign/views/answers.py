@@ -2,7 +2,7 @@
 
 After a tap, a view answers with the fresh card (or the whole board) plus the pieces every
 action refreshes out of band, and says which cursor and cards its answer reflects, so that
-the page skips the live news it already shows (static/js/live.js).
+the page skips the live news it already shows (static/js/live/answers.js).
 """
 
 from django.http import HttpRequest, HttpResponse
@@ -58,7 +58,8 @@ def idempotency_key(request: HttpRequest) -> str:
 
 def after_write(campaign: Campaign) -> None:
     """After a write, before its answer is rendered: read the cursor the answer will reflect
-    (at least; live.js), and let this process's live streams render the change first."""
+    (at least; static/js/live/answers.js), and let this process's live streams render the
+    change first."""
     campaign.refresh_from_db(fields=["change_cursor"])
     hub.settle(campaign.pk, campaign.change_cursor)
 
@@ -68,7 +69,7 @@ def with_cursor(
 ) -> HttpResponse:
     """Tell the page the change cursor its answer reflects and the cards it holds (`covers`,
     or None for every card): the page then skips the live news of those cards up to that
-    cursor (live.js), and still refreshes the others."""
+    cursor (static/js/live/answers.js), and still refreshes the others."""
     response["X-Change-Cursor"] = str(campaign.change_cursor)
     response["X-Change-Pj"] = "all" if covers is None else " ".join(map(str, covers))
     return response

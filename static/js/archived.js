@@ -1,7 +1,9 @@
 // The page of a player's archived PJ (templates/campaign/sheet_archived.html): when the
-// live channel says that PJ changed (it was restored), the sheet loads again.
+// live channel says that PJ changed (it was restored), the sheet loads again. An ES
+// module: importing live/ starts the live channel.
+import "./live/index.js";
+
 (() => {
-  "use strict";
   const page = document.getElementById("archived");
   if (!page) return;
   const pk = String(page.dataset.pj);

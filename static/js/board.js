@@ -1,13 +1,14 @@
 /* The DJ's board: live refreshes of cards, keyboard shortcuts, the help overlay,
-   closing the second-tap forms and toasts. Loaded with `defer`; no inline handlers
-   (the CSP forbids them). */
+   closing the second-tap forms and toasts. An ES module (deferred); it starts the live
+   channel by importing it. No inline handlers (the CSP forbids them). */
+import { fetchParts, given, parts, patch, tell } from "./live/index.js";
+
 (() => {
-  "use strict";
   const board = document.getElementById("board");
   if (!board || !window.htmx) return;
 
   // -- live: another page changed something; show our rendering of it -----------------
-  // live.js leaves out the news this page's own answers already showed.
+  // live/ leaves out the news this page's own answers already showed.
   document.addEventListener("zodiac:change", (event) => {
     // A flash said its piece when the page opened ("Empieza el combate…"); news ends it.
     document.querySelectorAll("main > .messages").forEach((messages) => { messages.remove(); });
@@ -23,11 +24,11 @@
     const names = detail.all
       ? Object.keys(detail.parts || {}).filter((name) => { return name.indexOf("card:") === 0; })
       : (detail.pj || []).map((id) => { return "card:" + id; });
-    const html = zodiacLive.given(detail, names.concat(["panels"]));
+    const html = given(detail, names.concat(["panels"]));
     if (html !== null) {
       swapParts(html);
     } else {
-      zodiacLive.fetchParts(board.dataset.refresh, detail).then((answer) => {
+      fetchParts(board.dataset.refresh, detail).then((answer) => {
         if (answer) swapParts(answer.html);
       }).catch(() => { /* the stream says when the server is away */ });
     }
@@ -43,9 +44,9 @@
   }
 
   // A live refresh is a few parts, each with the id of what it replaces: change them in
-  // place (live.js), then let htmx wire up what is new.
+  // place (live/morph.js), then let htmx wire up what is new.
   function swapParts(html) {
-    zodiacLive.parts(html).forEach((pair) => {
+    parts(html).forEach((pair) => {
       const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       part.removeAttribute("hx-swap-oob");
@@ -61,7 +62,7 @@
         afterCardSwap(part);
         return;
       }
-      zodiacLive.patch(old, part);
+      patch(old, part);
       htmx.process(old);
     });
   }
@@ -228,12 +229,12 @@
     closeMenus(event.target.closest ? event.target.closest("details.menu") : null);
   });
 
-  // -- a tap that failed: said on its card (live.js says so for one left unanswered) -----
+  // -- a tap that failed: said on its card (live/taps.js, for one left unanswered) -----
   document.body.addEventListener("htmx:sendError", (event) => {
-    if (isPost(event)) zodiacLive.tell(event.detail.elt, board.dataset.sendError);
+    if (isPost(event)) tell(event.detail.elt, board.dataset.sendError);
   });
   document.body.addEventListener("htmx:responseError", (event) => {
-    if (isPost(event)) zodiacLive.tell(event.detail.elt, board.dataset.serverError);
+    if (isPost(event)) tell(event.detail.elt, board.dataset.serverError);
   });
   function isPost(event) {
     return ((event.detail.requestConfig || {}).verb || "").toLowerCase() === "post";

@@ -1,8 +1,10 @@
 /* A player's sheet: live refreshes of its cards, the offline banner, and a copy of the
-   last state kept for reading offline. Loaded with `defer`; no inline handlers (the CSP
-   forbids them). The page works without it, as a plain page with a "Roll" form. */
+   last state kept for reading offline. An ES module (deferred); it starts the live
+   channel by importing it. No inline handlers (the CSP forbids them). The page works
+   without it, as a plain page with a "Roll" form. */
+import { fetchParts, given, news, parts, patch } from "./live/index.js";
+
 (() => {
-  "use strict";
   const sheet = document.getElementById("sheet");
   if (!sheet) return;
   const live = document.getElementById("live");
@@ -10,7 +12,7 @@
   const KEEP = "zodiac-sheets-v1"; // the service worker (sw.js) reads this cache too
 
   // -- live: fetch this sheet's own rendering of what changed -------------------------
-  // live.js leaves out the news this page's own roll already showed.
+  // live/ leaves out the news this page's own roll already showed.
   document.body.addEventListener("htmx:afterSettle", keep);
   // A roll with no network never reached the DJ: say so, and keep the button to try again.
   document.body.addEventListener("htmx:sendError", () => {
@@ -47,12 +49,12 @@
   function refresh(detail) {
     // The campaign's options changed (the party shown on sheets, or not): load anew.
     if ((detail.kinds || []).indexOf("campaign") !== -1) { window.location.reload(); return Promise.resolve(); }
-    let html = zodiacLive.given(detail, names(detail));
+    let html = given(detail, names(detail));
     if (html !== null) {
       show(html);
       return Promise.resolve();
     }
-    return zodiacLive.fetchParts(sheet.dataset.refresh, detail).then((answer) => {
+    return fetchParts(sheet.dataset.refresh, detail).then((answer) => {
       if (!answer) return;
       // 404: this PJ is no longer ours to see (the DJ took it back): show what the server says.
       if (answer.status === 404 || answer.status === 403) { window.location.reload(); return; }
@@ -61,11 +63,11 @@
   }
 
   function show(html) {
-    zodiacLive.parts(html).forEach((pair) => {
+    parts(html).forEach((pair) => {
       const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       if (old.isEqualNode(part)) return;
-      zodiacLive.patch(old, part);
+      patch(old, part);
       if (window.htmx) htmx.process(old);
     });
     keep();
@@ -97,7 +99,7 @@
     }
     document.documentElement.classList.toggle("is-offline", down);
     // Back online: catch up with everything, whatever the stream replays by itself.
-    if (wasDown && !down && window.zodiacLive) zodiacLive.news({ all: true });
+    if (wasDown && !down) news({ all: true });
     wasDown = down;
   }
   window.addEventListener("online", showBanner);

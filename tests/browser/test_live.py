@@ -1,4 +1,4 @@
-"""static/js/live.js in a real browser: changes arrive as `zodiac:change` events, by SSE or
+"""static/js/live/ in a real browser: changes arrive as `zodiac:change` events, by SSE or
 by polling where EventSource is missing, and "Reconectando…" shows while the server is away.
 
 The page is the rules page with the live element added, so the script is tested on its own,
@@ -28,7 +28,7 @@ def open_live_page(page, base: str, campaign, user) -> None:
     campaign.refresh_from_db()
     values = ["/en-vivo/", "/en-vivo/cambios/", str(campaign.pk), str(campaign.change_cursor)]
     page.evaluate(LIVE, [*values, str(user.pk)])
-    page.add_script_tag(url=base + "/static/js/live.js")
+    page.add_script_tag(url=base + "/static/js/live/index.js", type="module")
 
 
 def wound(character) -> None:
@@ -100,7 +100,8 @@ def test_the_page_says_it_is_reconnecting_while_the_server_is_away(page, transac
         stop_server(process)
 
 
-PATCH = """() => {
+PATCH = """async () => {
+  const { patch } = await import("/static/js/live/index.js");
   const make = (html) => {
     const t = document.createElement("template");
     t.innerHTML = html.trim();
@@ -113,7 +114,7 @@ PATCH = """() => {
   document.querySelector("main").append(old);
   const title = old.querySelector("h2");
   old.querySelector("details").open = true;
-  zodiacLive.patch(old, make(`<article id="pj-1" class="pj-card cannot-act" data-x="1">
+  patch(old, make(`<article id="pj-1" class="pj-card cannot-act" data-x="1">
     <h2>Aiko</h2><p>y</p>
     <details><summary>Más</summary></details>
     <ul><li>uno</li><li>dos</li></ul><em>Shock</em></article>`));
@@ -130,7 +131,7 @@ PATCH = """() => {
 
 
 def test_a_refreshed_part_is_changed_in_place(page, app_url):
-    """zodiacLive.patch: the same nodes, changed where the fresh rendering differs."""
+    """live/index.js patch: the same nodes, changed where the fresh rendering differs."""
     dj, aiko = table()
     log_in(page.context, app_url, dj)
     open_live_page(page, app_url, aiko.campaign, dj)
@@ -145,4 +146,58 @@ def test_a_refreshed_part_is_changed_in_place(page, app_url):
         "open": True,  # the user opened it: still open
         "items": ["uno", "dos"],
         "replaced": "Shock",
+    }
+
+
+KEEPS = """async () => {
+  const { patch } = await import("/static/js/live/index.js");
+  const make = (html) => {
+    const t = document.createElement("template");
+    t.innerHTML = html.trim();
+    return t.content.firstElementChild;
+  };
+  const card = (at, extra) => `<article id="pj-2" class="pj-card"><h2>Aiko</h2>
+    <form><input type="hidden" name="at" value="${at}"><input name="amount" value="${at}">
+    <select name="event"><option value="1">uno</option><option value="2">dos</option>${extra}
+    </select><button type="submit">Anular</button></form>
+    <details class="more"><summary>Más</summary><p>${at}</p></details></article>`;
+  const old = make(card(1, ""));
+  document.querySelector("main").append(old);
+  old.querySelector("[name=amount]").value = "typed";
+  old.querySelector("select").value = "2";
+  old.querySelector("details").open = true;
+  const warning = document.createElement("p");
+  warning.dataset.keep = "";
+  warning.textContent = "Not recorded";
+  old.querySelector("h2").after(warning);
+  old.querySelector("button").focus();
+  patch(old, make(card(2, '<option value="3">tres</option>')));
+  return {
+    hidden: old.querySelector("[name=at]").value,
+    typed: old.querySelector("[name=amount]").value,
+    chosen: old.querySelector("select").value,
+    options: old.querySelectorAll("option").length,
+    open: old.querySelector("details").open,
+    text: old.querySelector("details p").textContent,
+    focused: document.activeElement === old.querySelector("button"),
+    warning: warning.isConnected,
+  };
+}"""
+
+
+def test_a_refresh_leaves_what_the_user_typed_chose_opened_and_focused(page, app_url):
+    """patch changes the rendering, not the user's own state in it."""
+    dj, aiko = table()
+    log_in(page.context, app_url, dj)
+    open_live_page(page, app_url, aiko.campaign, dj)
+
+    assert page.evaluate(KEEPS) == {
+        "hidden": "2",  # not the user's: the new rendering's
+        "typed": "typed",
+        "chosen": "2",
+        "options": 3,
+        "open": True,
+        "text": "2",
+        "focused": True,
+        "warning": True,  # the page's own words about a tap stay
     }

@@ -1,6 +1,6 @@
 """A real table's browsers: a DJ with many tabs, phones, and taps that never land late.
 
-Every tab of one browser shares one stream (static/js/live.js): one tab holds it, the
+Every tab of one browser shares one stream (static/js/live/tabs.js): one tab holds it, the
 others hear through a BroadcastChannel, and another takes over when it closes. A tap the
 page cannot get answered is abandoned and said so on the card, and never applied.
 """

@@ -2,6 +2,7 @@
 from the login page and meets the app's own pages, never Django's DEBUG page."""
 
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -81,3 +82,35 @@ def test_a_player_logs_in_over_http_and_meets_the_apps_own_pages(
     assert response.status == 405
     expect(page.get_by_role("heading", name="No es una página")).to_be_visible()
     page.screenshot(path="/tmp/zodiac-screenshots/error-405-360.png", full_page=True)
+
+
+def test_the_sheets_modules_import_each_other_by_their_hashed_names(
+    browser, table_server, transactional_db
+):
+    """The sheet's script is an ES module importing static/js/live/: collected with DEBUG
+    off, every import names a hashed file (config/storage.py), and the live channel runs."""
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    mei = UserFactory(username="mei")
+    set_real_password(mei, "una clave larga de mesa")
+    services.invitation_accept(
+        invitation=services.invitation_create(character=aiko, by=dj), user=mei
+    )
+    context = browser.new_context(locale="es-ES")
+    page = context.new_page()
+    scripts = []
+    page.on(
+        "request", lambda request: scripts.append(request.url) if "/js/" in request.url else None
+    )
+    page.goto(f"{table_server}/accounts/login/")
+    page.get_by_label("Nombre de usuario").fill("mei")
+    page.get_by_label("Contraseña").fill("una clave larga de mesa")
+    page.get_by_role("button", name="Entrar").click()
+    page.goto(f"{table_server}/c/kiso/pj/{aiko.pk}/hoja/")
+
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    modules = [url.split("/static/", 1)[1] for url in scripts if "/static/js/" in url]
+    assert any(re.fullmatch(r"js/live/tabs\.[0-9a-f]{12}\.js", name) for name in modules)
+    assert all(re.fullmatch(r"js/[\w/]+\.[0-9a-f]{12}\.js", name) for name in modules), modules
+    context.close()

@@ -230,7 +230,8 @@ def test_a_tap_records_the_blow_and_answers_the_card_with_a_toast(dj_client, cam
 
 
 def test_an_answer_says_the_cursor_it_shows_and_which_cards_it_holds(dj_client, campaign, aiko):
-    """live.js skips the news of those cards up to that cursor, and only of those."""
+    """The page (static/js/live/answers.js) skips the news of those cards up to that cursor,
+    and only of those."""
     card = act(dj_client, campaign, aiko, action="suffer", type_grade="heridas:leve")
     campaign.refresh_from_db()
     assert card["X-Change-Cursor"] == str(campaign.change_cursor)

@@ -2385,7 +2385,7 @@ ENDPOINTS = [
 
 # -- the cases of an endpoint ----------------------------------------------------------------
 
-# A tap stamped as sent long ago (static/js/live.js stamps each one): refused, never applied.
+# A tap stamped as sent long ago (static/js/live/taps.js stamps each one): refused, never applied.
 LATE = st.sampled_from(["1", "0", "1000", "1600000000000"])
 
 

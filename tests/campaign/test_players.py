@@ -349,7 +349,8 @@ def test_the_player_rolls_their_own_pending_check(client, campaign, joined, play
     assert 'class="toast"' in response.content.decode()
     campaign.refresh_from_db()
     assert response["X-Change-Cursor"] == str(campaign.change_cursor)
-    assert response["X-Change-Pj"] == str(joined.pk)  # the sheet skips that news (live.js)
+    # The sheet skips that news (static/js/live/answers.js).
+    assert response["X-Change-Pj"] == str(joined.pk)
     # A double tap records once.
     client.post(
         reverse("sheet_roll", args=["kiso", joined.pk]), {"check": check, "key": "k1"}, headers=HX

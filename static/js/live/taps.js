@@ -1,0 +1,83 @@
+// Taps: each htmx POST keyed, dated on the server's clock, and abandoned when unanswered.
+//
+// Each htmx POST is dated on the server's clock (X-Zodiac-Sent; the stream tells the
+// clock, setServerOffset) and abandoned after TAP_GIVES_UP_MS without an answer; the
+// server refuses a tap past its deadline (campaign/deadline.py), so an abandoned tap is
+// never applied late. Words about a tap (unanswered, refused, failed) go next to it (tell).
+
+const TAP_GIVES_UP_MS = 8000; // campaign/deadline.py PAGE_GIVES_UP
+
+let serverOffset = null; // the server's clock minus this page's, in ms
+
+export const serverClock = () => serverOffset;
+export function setServerOffset(offset) {
+  serverOffset = offset;
+}
+
+export const newKey = () =>
+  window.crypto && crypto.randomUUID
+    ? crypto.randomUUID().replace(/-/g, "")
+    : String(Date.now()) + Math.random().toString(16).slice(2);
+
+// The server refused this tap: it came past its deadline (campaign/middleware.py).
+export const refusedLate = (xhr) =>
+  !!xhr && xhr.status === 409 && xhr.getResponseHeader("X-Zodiac-Refused") === "late";
+
+// `live`: the #live element (its data-unanswered says a tap was given up on).
+export function watchTaps(live) {
+  if (window.htmx) htmx.config.timeout = TAP_GIVES_UP_MS;
+
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    const xhr = event.detail.xhr;
+    if (refusedLate(xhr)) tell(event.detail.elt, xhr.responseText);
+  });
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    const detail = event.detail;
+    if (detail.verb !== "post") return;
+    // Forms from a live rendering carry no idempotency key: each form element gets one,
+    // kept until the element is replaced, so a double tap still records once.
+    const form = detail.elt.closest ? detail.elt.closest("form") : null;
+    if (form && !detail.parameters.key) {
+      if (!form.dataset.key) form.dataset.key = newKey();
+      detail.parameters.key = form.dataset.key;
+    }
+    if (serverOffset !== null) {
+      detail.headers["X-Zodiac-Sent"] = String(Math.round(Date.now() + serverOffset));
+    }
+  });
+  document.body.addEventListener("htmx:timeout", (event) => {
+    const verb = ((event.detail.requestConfig || {}).verb || "").toLowerCase();
+    if (verb === "post") tell(event.detail.elt, live.dataset.unanswered || "");
+  });
+}
+
+// Words about a tap, next to it: on its card, else in the nearest error line, else after it.
+// On a card they stay while live news changes it (morph.js leaves data-keep alone), until
+// the card is answered anew.
+export function tell(elt, text) {
+  const card = elt && elt.closest ? elt.closest("article.pj-card") : null;
+  let slot = card && card.querySelector(".card-error");
+  if (card && !slot) {
+    slot = document.createElement("p");
+    slot.className = "card-error";
+    slot.setAttribute("role", "alert");
+    slot.dataset.keep = "";
+    const head = card.querySelector(".pj-head");
+    if (head) head.after(slot);
+    else card.prepend(slot);
+  }
+  // Off the cards: the error line of the nearest part of the page that has one (the
+  // clock bar, "Otro tiempo…", the void form).
+  let zone = !slot && elt && elt.closest ? elt : null;
+  while (zone && !slot) {
+    slot = zone.querySelector(":scope > .control-error");
+    zone = zone.parentElement;
+  }
+  if (!slot && elt && elt.closest) {
+    slot = document.createElement("p");
+    slot.className = "card-error";
+    slot.setAttribute("role", "alert");
+    (elt.closest("form") || elt).after(slot);
+  }
+  if (slot) slot.textContent = text;
+}
