@@ -1839,6 +1839,7 @@ def get_only_paths(world: World) -> list[str]:
         url("campaign_export", "kiso"),
         url("home"),
         url("rules"),
+        url("guide"),
         url("health"),
         url("service_worker"),
         url("live_changes"),
