@@ -263,7 +263,8 @@ def _newest_first(rows, *, batch: int):
 
 
 def current_round(*, campaign: Campaign, window: int = 200) -> int:
-    """Rounds since the last campaign-wide time that was not counted in rounds (0: none).
+    """Rounds since the last campaign-wide time not counted in rounds, Descanso or fight
+    start (0: none).
 
     Reads at most `window` recent campaign-wide events, never the whole log.
     """
