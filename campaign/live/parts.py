@@ -38,8 +38,8 @@ def key_name(key: tuple) -> str:
 
 
 class _Reads:
-    """What one render reads from the database, each thing once and only when a part needs
-    it."""
+    """What one render reads from the database, each thing once: the PJ in play always,
+    the rest only when a part needs it."""
 
     def __init__(self, campaign: Campaign) -> None:
         self.campaign = campaign
