@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 ROUND_SECONDS_MAX = 600  # ten minutes; the messages say 600
 
 # The most of each unit one time event may pass (a tap, an imported backup). The engine
-# walks every day of it (a day without Curación asks a TS, an Afección moves on): a year
+# walks every day of it (a day without Descanso asks a TS, Heridas grave one too): a year
 # takes it some 15 ms, ten thousand days ten seconds and a 3 MB state. Longer stretches
 # are recorded in steps.
 TIME_MAX = {"rounds": 10_000, "minutes": 10_000, "hours": 366 * 24, "days": 366}

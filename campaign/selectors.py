@@ -225,8 +225,8 @@ def fight_now(*, campaign: Campaign):
 
     While a fight is on, the campaign-wide events it adds are its own and the rounds its last
     turns pass (the party's other time is refused meanwhile), so the log is read back from
-    its newest campaign-wide event only as far as the fight's start: one row when no fight
-    is on, the fight's length when one is, never the whole log.
+    its newest campaign-wide event only as far as the fight's start, 100 rows a query: one
+    query when no fight is on, the fight's length when one is, never the whole log.
     """
     wide = (
         StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
@@ -263,7 +263,8 @@ def _newest_first(rows, *, batch: int):
 
 
 def current_round(*, campaign: Campaign, window: int = 200) -> int:
-    """Rounds since the last campaign-wide time that was not counted in rounds (0: none).
+    """Rounds since the last campaign-wide time not counted in rounds, Descanso or fight
+    start (0: none).
 
     Reads at most `window` recent campaign-wide events, never the whole log.
     """

@@ -51,7 +51,7 @@ class Dice:
 
 
 class Char:
-    """The mutable working state of one PJ. `to_json`/`from_json` carry it between requests."""
+    """The mutable working state of one PJ. `to_engine`/`from_engine` carry it between requests."""
 
     __slots__ = (
         "n",

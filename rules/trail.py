@@ -152,7 +152,7 @@ def _duration(minutes: object, lang: str) -> str:
     """Render minutes as "4 min" or, for whole hours, "2 h"."""
     if isinstance(minutes, bool) or not isinstance(minutes, int | float):
         return ""
-    # Whole hours read better in hours: an R13 faint of 1d3 h should not show as "120 min".
+    # Whole hours read better in hours: an R13 knock-out of 1d3 h should not show as "120 min".
     if minutes > 0 and minutes % 60 == 0:
         return f"{int(minutes // 60)} h"
     amount = int(minutes) if float(minutes).is_integer() else minutes

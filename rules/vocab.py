@@ -92,7 +92,7 @@ PERSISTENTE_MONTH = 30  # R6 Decision: Descansos in a month
 PERSISTENTE_WEEK = 7  # ... and in a week, after a surgery
 
 
-# The scores every PJ has, in the order of the sheet; the E.Alt modify the first four by
+# The scores every PJ has, in the order of the sheet; the E.Alt modify all but INT by
 # name (R20) and every other action as "otro". Heridas hinder the physical ones (R4);
 # an Emoción changes FUE and VOL to flee or to fight (R16).
 SCORES = ("FUE", "AGI", "DES", "INT", "VOL")

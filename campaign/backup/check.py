@@ -43,7 +43,7 @@ _ENTRY_NAME_MAX = max_length(CatalogueEntry, "name")
 ENTRY_TEXTS = ("effect", "effect_leve", "effect_grave", "effect_persistente")
 
 
-# -- export ---------------------------------------------------------------------------------
+# -- reading the file -----------------------------------------------------------------------
 
 
 class BackupError(ValueError):
@@ -618,6 +618,3 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
             )
         )
     return events
-
-
-# -- import: writing ------------------------------------------------------------------------

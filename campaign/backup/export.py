@@ -182,6 +182,3 @@ def export_batched(campaign: Campaign, size: int = 64 * 1024) -> Iterator[bytes]
             pending, length = [], 0
     if pending:
         yield "".join(pending).encode()
-
-
-# -- import: reading and checking the file -------------------------------------------------

@@ -1,8 +1,10 @@
 """The history wing: what happened, in words and pictures, and whether the sheets still
 say what the log says.
 
-- `log`: a campaign's events as rows a viewer may read, and a PJ's state around one event.
-- `words`: an event in words: labels, the toast after a tap, the rule trail.
-- `timeline`: a session's timeline picture (SVG).
-- `replay`: re-folding whole logs to check (and rewrite) the stored sheets.
+- `audit`: a campaign's events as rows a viewer may read, and a PJ's state around one event.
+- `exports`: a session's rows as CSV or Markdown.
+- `timeline`: a session's timeline picture read from the snapshots; `timeline_svg` draws it.
+- `replay`: re-folding whole logs to check the stored sheets (the rewrite is services.refold).
+
+An event in words (labels, toasts, the rule trail) is present.events'.
 """

@@ -148,7 +148,7 @@ def _scrub_effects(effects: list[dict], secret: set[str]) -> list[dict]:
 
 def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
     """The board's round (1, 2…) at each of `seqs`: 1 + rounds passed since the last
-    campaign-wide time not counted in rounds (or a Descanso)."""
+    campaign-wide time not counted in rounds (or a Descanso, or a fight's start)."""
     if not seqs:
         return {}
     wide = list(

@@ -1,8 +1,8 @@
 """The replay audit: fold each PJ's whole log again and compare it with the projections
 (the rewrite after a rules upgrade is services.refold's).
 
-With services.refold and event_void, the only code that reads a log end to end; never on a
-hot path.
+With services.refold and a backup's import (backup.fold), the only code that folds a whole
+log; never on a request.
 """
 
 from dataclasses import dataclass

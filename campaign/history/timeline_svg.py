@@ -121,7 +121,7 @@ def _scale(lanes: list[Lane], lo: int, hi: int) -> tuple[Scale, list[tuple[int, 
 
     Linear when every two moments where something happens (a band changes grade, a
     marker, a lane starts or ends) stand apart; else each gap between moments gets a
-    share of the width by its kind, not its length: a round or less 1, up to an hour 1.5,
+    share of the width by its kind, not its length: a minute or less 1, up to an hour 1.5,
     longer 2 (shortened, and marked on the axis). So a fight of a few rounds in a
     two-day session is drawn wide enough to read."""
     seen = {lo, hi}

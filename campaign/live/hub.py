@@ -43,7 +43,7 @@ LISTEN_TICK = 3.0  # seconds between polls while LISTEN is up: a silent, dead LI
 NOTABLE = frozenset({"character", "campaign"})
 RENDERED = 512  # rendered parts kept (each change's, for the streams still catching up)
 WINDOW = 1000  # changes kept per campaign; a stream further behind reads the database
-HEARTBEAT = 15.0  # seconds of quiet before a stream sends a comment line
+HEARTBEAT = 15.0  # seconds of quiet before `follow` yields an empty batch
 FETCH_LIMIT = 5000  # rows per poll; a longer backlog is read over the next polls
 BACKOFF = (0.5, 10.0)  # first and longest wait before reconnecting LISTEN or polling again
 

@@ -2,7 +2,8 @@
 
 A part is one element a live page changes in place, named by what it stands for:
 
-- the DJ's board: ("card", pk) a PJ's card, ("panels",) the clock, undo and recent events;
+- the DJ's board: ("card", pk) a PJ's card, ("panels",) the clock, fight, undo and recent
+  events;
 - a player's sheet: ("own", pk) the PJ's own sheet card, ("party", pk) another PJ as the
   party sees it, ("status",) the sheet's clock line;
 - ("pks",) the PJ in play as [pk, player id] pairs, for a change of every card.
@@ -37,8 +38,8 @@ def key_name(key: tuple) -> str:
 
 
 class _Reads:
-    """What one render reads from the database, each thing once and only when a part needs
-    it."""
+    """What one render reads from the database, each thing once: the PJ in play always,
+    the rest only when a part needs it."""
 
     def __init__(self, campaign: Campaign) -> None:
         self.campaign = campaign

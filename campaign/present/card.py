@@ -129,7 +129,7 @@ class Card:
     clock: dict
     medicine_obstacle: int
     shock_grave: bool = False
-    behind: int = 0  # seconds its clock is behind the party's (board cards only)
+    behind: int = 0  # seconds its clock is behind the party's
 
     @property
     def pending_total(self) -> int:

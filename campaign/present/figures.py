@@ -7,7 +7,7 @@ DAY = 86400
 
 
 def clock_parts(seconds: int) -> dict:
-    """Day (from 1), hours and minutes of a game clock in seconds."""
+    """Day (from 1), hours, minutes and seconds of a game clock in seconds."""
     day, rest = divmod(int(seconds), DAY)
     return {"day": day + 1, "hh": rest // 3600, "mm": rest % 3600 // 60, "ss": rest % 60}
 

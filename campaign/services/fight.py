@@ -1,8 +1,8 @@
 """A fight's turn order, written to the log (campaign.turn_order says how it is kept).
 
-Every write takes the campaign's lock first (through event_record), reads the fight as it
-stands under that lock, and refuses a tap made on a page that saw another turn
-(`expected`, the page's Fight.token): two tabs never pass the same turn twice.
+Every write takes the campaign's lock first, reads the fight as it stands under that lock,
+and refuses a tap made on a page that saw another turn (`expected`, the page's
+Fight.token): two tabs never pass the same turn twice.
 """
 
 from django.contrib.auth.models import User

@@ -22,7 +22,7 @@ def form_fields(context) -> str:
     """The CSRF token and a fresh idempotency key of a board form.
 
     Left out of "common" renderings (a live refresh, cached for every DJ page alike): there
-    htmx sends the CSRF header and board.js gives each form its own key.
+    htmx sends the CSRF header and static/js/live/taps.js gives each form its own key.
     """
     if context.get("common"):
         return ""

@@ -1,7 +1,8 @@
 """The DJ's table, party side: time for everyone, rounds, a party Descanso, undo and void.
 
-Each answers with every card and the board's panels (campaign-wide changes touch every PJ),
-or, refused, with the reason in the board's alert. Only the campaign's DJ reaches these.
+Each answers with every card and the board's panels (only a PJ's card when a void changed
+that PJ alone), or, refused, with the reason next to the control that was used. Only the
+campaign's DJ reaches these.
 """
 
 from django.contrib import messages

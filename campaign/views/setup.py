@@ -1,7 +1,8 @@
 """Setting a campaign up: its settings, its PJ, its catalogue, and game sessions.
 
 Only the campaign's DJ reaches any of this (everyone else gets 404). Forms post and
-redirect; bad input re-renders the form with its errors and writes nothing.
+redirect; bad input re-renders the form with its errors (the session bar's go back to the
+board with them) and writes nothing.
 """
 
 from django.contrib import messages

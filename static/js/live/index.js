@@ -6,9 +6,9 @@
 // Needs <div id="live" data-stream data-poll data-campaign data-cursor data-view data-user
 // data-reconnecting data-unanswered> (templates/campaign/_live.html) holding #live-status,
 // a role="status" element shown while the stream is down. Every change of this page's
-// campaign becomes a `zodiac:change` event on document, detail {cursor, pj, all, parts}:
-// `parts` ({"card:12": html, ...}) when the stream carried this kind of page's rendering,
-// else the page fetches its own.
+// campaign becomes a `zodiac:change` event on document, detail {cursor, pj, all, kinds,
+// parts}: `parts` ({"card:12": html, ...}) when the stream carried this kind of page's
+// rendering, else the page fetches its own.
 //
 // The pieces:
 // - stream.js: the transport, an EventSource on the stream or polling;

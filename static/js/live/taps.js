@@ -5,7 +5,7 @@
 // server refuses a tap past its deadline (campaign/deadline.py), so an abandoned tap is
 // never applied late. Words about a tap (unanswered, refused, failed) go next to it (tell).
 
-const TAP_GIVES_UP_MS = 8000; // campaign/deadline.py PAGE_GIVES_UP
+const TAP_GIVES_UP_MS = 8000; // longer than TAP_SECONDS (campaign/deadline.py)
 
 let serverOffset = null; // the server's clock minus this page's, in ms
 
