@@ -1,0 +1,165 @@
+"""Two requests on the same object at the same instant: an edit or an action racing the
+removal (delete, archive, revoke, end) of what it acts on.
+
+Neither answers 5xx. The one that loses answers what a user expects: the app's 404 for
+a thing gone, or a clear message in Spanish; and nothing is written half-done (the entry
+is deleted or has the edit, the change cursor and its CampaignChange rows stay gapless).
+
+Each pair is driven through Django's test Client from two threads, each request held at
+the door of its write (`race`: after every read its view makes first) until both are
+there, then released together, so both act on the same state; each pair runs ROUNDS
+times with a fresh object, so both orders of the lock are met. Runs on whatever
+DATABASE_URL says (CI: SQLite, whose test database is a file here, and PostgreSQL);
+`transaction=True`, so each thread's connection sees the others' commits. No duration is
+asserted: threads wait on barriers.
+"""
+
+import threading
+from collections.abc import Callable
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from campaign import services
+from campaign.history.replay import campaign_replay_check
+from campaign.models import CampaignChange, CatalogueEntry
+from campaign.services import campaigns
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HX = {"HX-Request": "true"}
+WAIT = 30  # seconds: no thread waits longer for the other
+ROUNDS = 12  # each pair, each time on a fresh object
+
+
+def browser(user) -> Client:
+    """A logged-in browser whose server errors come back as answers (a 500), not raised."""
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+def race(monkeypatch, *doors: tuple) -> None:
+    """Hold each of the two racing requests at its door (`target.name`, the view's write)
+    until both are there: both have made every read before it, neither has written. A
+    door `(target, name, "after")` holds its request once that call (a read) returned."""
+    both = threading.Barrier(2)
+    for target, name, *when in doors:
+        real = getattr(target, name)
+
+        def held(*args, _real=real, _after=bool(when), **kwargs):
+            if not _after:
+                both.wait(timeout=WAIT)
+            result = _real(*args, **kwargs)
+            if _after:
+                both.wait(timeout=WAIT)
+            return result
+
+        monkeypatch.setattr(target, name, held)
+
+
+def at_once(*posts: Callable):
+    """Run each post in a thread of its own, released together; their answers, in order."""
+    start = threading.Barrier(len(posts))
+    answers = [None] * len(posts)
+    failures = []
+
+    def run(i, post):
+        try:
+            start.wait(timeout=WAIT)
+            answers[i] = post()
+        except BaseException as exc:  # reported by the main thread
+            failures.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, p)) for i, p in enumerate(posts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=2 * WAIT)
+    assert not any(t.is_alive() for t in threads), "a request never finished"
+    assert failures == []
+    assert all(a.status_code < 500 for a in answers), [a.status_code for a in answers]
+    return answers
+
+
+def post(client: Client, name: str, args: list, data: dict | None = None, **headers):
+    return lambda: client.post(reverse(name, args=args), data or {}, headers=headers)
+
+
+def changes(campaign) -> list[str]:
+    return list(campaign.changes.order_by("cursor").values_list("kind", flat=True))
+
+
+def cursor_sound(campaign) -> None:
+    """The change cursor and its rows gapless, the log's seq too, the log replaying."""
+    campaign.refresh_from_db()
+    cursors = list(campaign.changes.order_by("cursor").values_list("cursor", flat=True))
+    assert cursors == list(range(1, campaign.change_cursor + 1))
+    seqs = list(campaign.events.order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, campaign.last_seq + 1))
+    assert campaign_replay_check(campaign=campaign)[1] == []
+
+
+def message(client: Client, page: str) -> str:
+    """The page a redirect led to, with the messages it shows."""
+    return client.get(page).content.decode()
+
+
+# -- the catalogue: an entry edited while it is deleted -----------------------------------
+
+
+def test_a_catalogue_entry_edited_while_deleted_is_deleted_or_edited_never_a_500(
+    campaign, dj, monkeypatch
+):
+    editor, remover = browser(dj), browser(dj)
+    race(monkeypatch, (services, "catalogue_entry_save"), (services, "catalogue_entry_delete"))
+    orders = set()
+    for i in range(ROUNDS):
+        entry = campaigns.catalogue_entry_save(
+            campaign=campaign, name=f"veneno {i}", kind="veneno", effect="antes"
+        )
+        before = changes(campaign)
+        edit = post(editor, "catalogue_edit", [campaign.slug, entry.pk], {"effect": f"después {i}"})
+
+        edited, deleted = at_once(
+            edit, post(remover, "catalogue_delete", [campaign.slug, entry.pk])
+        )
+
+        assert deleted.status_code == 302
+        assert not CatalogueEntry.objects.filter(pk=entry.pk).exists()
+        new = changes(campaign)[len(before) :]
+        if edited.status_code == 302:  # the edit came first: saved, then deleted
+            assert new == [CampaignChange.Kind.CAMPAIGN] * 2
+            orders.add("edit first")
+        else:  # the delete came first: the edit finds the entry gone, as after a reload
+            assert edited.status_code == 404
+            assert "Página no encontrada" in edited.content.decode()
+            assert new == [CampaignChange.Kind.CAMPAIGN]
+            orders.add("delete first")
+    assert orders, "no round ran"
+    cursor_sound(campaign)
+
+
+def test_a_catalogue_entry_deleted_twice_at_once_is_deleted_once(campaign, dj, monkeypatch):
+    first, second = browser(dj), browser(dj)
+    race(monkeypatch, (services, "catalogue_entry_delete"), (services, "catalogue_entry_delete"))
+    for i in range(ROUNDS):
+        entry = campaigns.catalogue_entry_save(
+            campaign=campaign, name=f"peste {i}", kind="enfermedad"
+        )
+        before = changes(campaign)
+
+        answers = at_once(
+            post(first, "catalogue_delete", [campaign.slug, entry.pk]),
+            post(second, "catalogue_delete", [campaign.slug, entry.pk]),
+        )
+
+        # The second is told the entry is gone, as when it was deleted before its tap.
+        assert sorted(a.status_code for a in answers) == [302, 404]
+        assert not CatalogueEntry.objects.filter(pk=entry.pk).exists()
+        assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CAMPAIGN]
+    cursor_sound(campaign)
