@@ -24,8 +24,16 @@ from django.urls import reverse
 
 from campaign import services
 from campaign.history.replay import campaign_replay_check
-from campaign.models import CampaignChange, CatalogueEntry
-from campaign.services import campaigns
+from campaign.models import (
+    CampaignChange,
+    CatalogueEntry,
+    Character,
+    Invitation,
+    Membership,
+    StateEvent,
+)
+from campaign.services import campaigns, events
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -162,4 +170,52 @@ def test_a_catalogue_entry_deleted_twice_at_once_is_deleted_once(campaign, dj, m
         assert sorted(a.status_code for a in answers) == [302, 404]
         assert not CatalogueEntry.objects.filter(pk=entry.pk).exists()
         assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CAMPAIGN]
+    cursor_sound(campaign)
+
+
+# -- a player's roll while the DJ takes the PJ back from them ------------------------------
+
+
+def _invited(campaign, dj, i: int) -> tuple[Character, Invitation]:
+    pj = services.character_create(campaign=campaign, name=f"Invitado {i}")
+    return pj, services.invitation_create(character=pj, by=dj)
+
+
+def test_a_roll_on_a_sheet_while_its_player_is_removed_is_before_or_refused(
+    campaign, dj, monkeypatch
+):
+    race(monkeypatch, (services, "event_record"), (services, "player_remove"))
+    remover = browser(dj)
+    outcomes = set()
+    for i in range(ROUNDS):
+        pj, invitation = _invited(campaign, dj, i)
+        services.character_update(character=pj, attributes={"VOL": 3})
+        user = UserFactory(username=f"tirador-{i}")
+        services.invitation_accept(invitation=invitation, user=user)
+        blow = {"kind": "suffer", "type": "shock", "grade": "grave"}
+        events.event_record(campaign=campaign, character=pj, event=blow)
+        events.event_record(campaign=campaign, character=pj, event={"kind": "turn_end"})
+        check = "shock_grave_fin_turno"
+        before = changes(campaign)
+
+        rolled, removed = at_once(
+            post(browser(user), "sheet_roll", [campaign.slug, pj.pk], {"check": check}, **HX),
+            post(remover, "player_remove", [campaign.slug, pj.pk]),
+        )
+
+        assert removed.status_code == 302
+        pj.refresh_from_db()
+        assert pj.player is None
+        assert not Membership.objects.filter(campaign=campaign, user=user).exists()
+        saves = StateEvent.objects.filter(character=pj, event__kind="save")
+        new = changes(campaign)[len(before) :]
+        if rolled.status_code == 200:  # rolled first, while still the PJ's player
+            assert saves.count() == 1 and saves.get().actor == user
+            assert new == [CampaignChange.Kind.EVENT, CampaignChange.Kind.CHARACTER]
+            outcomes.add("rolled")
+        else:  # removed first: the sheet is no longer theirs, as on its next load
+            assert rolled.status_code == 404
+            assert not saves.exists()
+            assert new == [CampaignChange.Kind.CHARACTER]
+            outcomes.add("refused")
     cursor_sound(campaign)
