@@ -18,9 +18,11 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from campaign import services
 from campaign.history.replay import campaign_replay_check
@@ -32,7 +34,7 @@ from campaign.models import (
     Membership,
     StateEvent,
 )
-from campaign.services import campaigns, events
+from campaign.services import campaigns, events, players
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -178,7 +180,7 @@ def test_a_catalogue_entry_deleted_twice_at_once_is_deleted_once(campaign, dj, m
 
 def _invited(campaign, dj, i: int) -> tuple[Character, Invitation]:
     pj = services.character_create(campaign=campaign, name=f"Invitado {i}")
-    return pj, services.invitation_create(character=pj, by=dj)
+    return pj, players.invitation_create(character=pj, by=dj)  # not the raced door
 
 
 def test_a_roll_on_a_sheet_while_its_player_is_removed_is_before_or_refused(
@@ -219,3 +221,107 @@ def test_a_roll_on_a_sheet_while_its_player_is_removed_is_before_or_refused(
             assert new == [CampaignChange.Kind.CHARACTER]
             outcomes.add("refused")
     cursor_sound(campaign)
+
+
+# -- a PJ edited while it is archived or restored -----------------------------------------
+
+
+def _pj_form(name: str) -> dict:
+    return {"name": name, "player": "", "FUE": 3, "AGI": 5, "DES": 4, "VOL": 3, "notes": "n"}
+
+
+@pytest.mark.parametrize("action", ["character_archive", "character_restore"])
+def test_a_pj_edited_while_archived_or_restored_gets_both(campaign, dj, monkeypatch, action):
+    editor, archivist = browser(dj), browser(dj)
+    race(monkeypatch, (services, "character_update"), (services, action))
+    for i in range(ROUNDS):
+        pj = services.character_create(
+            campaign=campaign, name=f"PJ {i}", attributes={"FUE": 3, "AGI": 5, "DES": 4, "VOL": 3}
+        )
+        if action == "character_restore":
+            services.character_archive(character=pj)
+        before = changes(campaign)
+
+        answers = at_once(
+            post(editor, "character_edit", [campaign.slug, pj.pk], _pj_form(f"Renombrado {i}")),
+            post(archivist, action, [campaign.slug, pj.pk]),
+        )
+
+        assert [a.status_code for a in answers] == [302, 302]
+        pj.refresh_from_db()
+        assert pj.name == f"Renombrado {i}" and pj.notes == "n"
+        assert pj.is_archived is (action == "character_archive")
+        assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CHARACTER] * 2
+    cursor_sound(campaign)
+
+
+def _played(campaign, dj, i: int) -> tuple[Character, Invitation, object]:
+    """A PJ with a pending invitation, and the user about to take it up."""
+    pj, invitation = _invited(campaign, dj, i)
+    return pj, invitation, UserFactory(username=f"jugadora-{i}")
+
+
+def test_a_pj_edited_while_its_player_is_removed_keeps_the_edit_and_the_removal(
+    campaign, dj, monkeypatch
+):
+    editor, remover = browser(dj), browser(dj)
+    race(monkeypatch, (services, "character_update"), (services, "player_remove"))
+    for i in range(ROUNDS):
+        pj, invitation, user = _played(campaign, dj, i)
+        services.invitation_accept(invitation=invitation, user=user)
+        form = {**_pj_form(f"Editado {i}"), "player": user.pk}  # the form shows the player
+
+        answers = at_once(
+            post(editor, "character_edit", [campaign.slug, pj.pk], form),
+            post(remover, "player_remove", [campaign.slug, pj.pk]),
+        )
+
+        # Whichever came first, the player is removed (not given back by the edit's form,
+        # which did not change it) and the edit is kept.
+        assert [a.status_code for a in answers] == [302, 302]
+        pj.refresh_from_db()
+        assert pj.name == f"Editado {i}" and pj.player is None
+        assert not Membership.objects.filter(campaign=campaign, user=user).exists()
+    cursor_sound(campaign)
+
+
+def test_a_pj_edited_while_a_player_joins_it_keeps_the_edit_and_the_player(
+    campaign, dj, monkeypatch
+):
+    editor = browser(dj)
+    race(monkeypatch, (services, "character_update"), (services, "invitation_find", "after"))
+    for i in range(ROUNDS):
+        pj, invitation, user = _played(campaign, dj, i)
+
+        edited, joined = at_once(
+            post(editor, "character_edit", [campaign.slug, pj.pk], _pj_form(f"Unido {i}")),
+            post(browser(user), "join", [invitation.token]),
+        )
+
+        assert edited.status_code == 302 and joined.status_code == 302
+        pj.refresh_from_db()
+        assert pj.name == f"Unido {i}" and pj.player == user
+        assert Membership.objects.filter(campaign=campaign, user=user).exists()
+    cursor_sound(campaign)
+
+
+def test_a_pj_given_to_another_player_while_its_player_changed_is_refused_by_the_field(
+    campaign, dj
+):
+    # What the race's loser meets once the lock is held: the edit read the PJ without a
+    # player, one joined, and the edit gives the PJ to someone else.
+    pj, invitation, user = _played(campaign, dj, 0)
+    other = UserFactory(username="otra")
+    services.membership_set(campaign=campaign, user=other, role=Membership.Role.PLAYER)
+    services.invitation_accept(invitation=invitation, user=user)
+
+    with pytest.raises(ValidationError) as refused:
+        services.character_update(character=pj, name="Otra", player=other, player_was=None)
+
+    assert refused.value.error_dict["player"][0].code == "player_changed"
+    with translation.override("es"):
+        assert refused.value.messages == [
+            f"El jugador de {pj.name} cambió mientras lo editabas: revísalo y guarda de nuevo."
+        ]
+    pj.refresh_from_db()
+    assert pj.player == user and pj.name != "Otra"
