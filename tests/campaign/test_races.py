@@ -325,3 +325,116 @@ def test_a_pj_given_to_another_player_while_its_player_changed_is_refused_by_the
         ]
     pj.refresh_from_db()
     assert pj.player == user and pj.name != "Otra"
+
+
+# -- an invitation taken up while it is cancelled, replaced, or by two players ------------
+
+
+def test_an_invitation_joined_while_cancelled_is_one_or_the_other(campaign, dj, monkeypatch):
+    # The join's door: once it found the invitation, before its view's transaction (where
+    # SQLite would hold the write lock while it waits).
+    race(monkeypatch, (services, "invitation_find", "after"), (services, "invitation_cancel"))
+    cancel_client = browser(dj)
+    outcomes = set()
+    for i in range(ROUNDS):
+        pj, invitation = _invited(campaign, dj, i)
+        user = UserFactory(username=f"jugador-{i}")
+        joiner = browser(user)
+
+        joined, cancelled = at_once(
+            post(joiner, "join", [invitation.token]),
+            post(cancel_client, "invitation_cancel", [campaign.slug, invitation.pk]),
+        )
+
+        assert cancelled.status_code == 302
+        invitation.refresh_from_db()
+        pj.refresh_from_db()
+        member = Membership.objects.filter(campaign=campaign, user=user).exists()
+        shown = message(cancel_client, cancelled["Location"])
+        if joined.status_code == 302:  # joined first: the cancel is told it was used
+            assert joined["Location"] == reverse("sheet", args=[campaign.slug, pj.pk])
+            assert invitation.used_by == user and pj.player == user and member
+            assert f"La invitación para {pj.name} ya se usó" in shown
+            outcomes.add("joined")
+        else:  # cancelled first: the player is told, in Spanish, and nothing is written
+            assert joined.status_code == 422
+            assert "Esta invitación ya se usó, se canceló o ha caducado" in joined.content.decode()
+            assert invitation.revoked_at is not None and invitation.used_at is None
+            assert pj.player is None and not member
+            assert f"Invitación para {pj.name} cancelada" in shown
+            outcomes.add("cancelled")
+        assert not (invitation.used_at and invitation.revoked_at)
+    cursor_sound(campaign)
+
+
+def test_an_invitation_joined_by_two_players_at_once_is_taken_once(campaign, dj, monkeypatch):
+    race(
+        monkeypatch, (services, "invitation_find", "after"), (services, "invitation_find", "after")
+    )
+    for i in range(ROUNDS):
+        pj, invitation = _invited(campaign, dj, i)
+        users = [UserFactory(username=f"a-{i}"), UserFactory(username=f"b-{i}")]
+
+        answers = at_once(*(post(browser(u), "join", [invitation.token]) for u in users))
+
+        assert sorted(a.status_code for a in answers) == [302, 422]
+        winner = users[[a.status_code for a in answers].index(302)]
+        pj.refresh_from_db()
+        invitation.refresh_from_db()
+        assert pj.player == winner and invitation.used_by == winner
+        members = Membership.objects.filter(campaign=campaign, user__in=users)
+        assert list(members.values_list("user", flat=True)) == [winner.pk]
+    cursor_sound(campaign)
+
+
+def test_an_invitation_taken_up_while_the_dj_makes_a_new_one_is_one_or_the_other(
+    campaign, dj, monkeypatch
+):
+    race(monkeypatch, (services, "invitation_find", "after"), (services, "invitation_create"))
+    inviter = browser(dj)
+    for i in range(ROUNDS):
+        pj, invitation, user = _played(campaign, dj, i)
+
+        joined, invited = at_once(
+            post(browser(user), "join", [invitation.token]),
+            post(inviter, "invite", [campaign.slug, pj.pk]),
+        )
+
+        assert invited.status_code == 302
+        pj.refresh_from_db()
+        pending = Invitation.objects.filter(
+            character=pj, used_at__isnull=True, revoked_at__isnull=True
+        )
+        shown = message(inviter, invited["Location"])
+        if joined.status_code == 302:  # joined first: no new invitation for a PJ played
+            assert pj.player == user and not pending.exists()
+            assert f"{pj.name} ya tiene jugador" in shown
+        else:  # the new invitation first: the old one no longer joins
+            assert joined.status_code == 422
+            assert pj.player is None and pending.count() == 1
+            assert pending.get() != invitation
+    cursor_sound(campaign)
+
+
+def test_a_player_removed_from_two_tabs_at_once_is_removed_once(campaign, dj, monkeypatch):
+    race(monkeypatch, (services, "player_remove"), (services, "player_remove"))
+    first, second = browser(dj), browser(dj)
+    for i in range(ROUNDS):
+        pj, invitation, user = _played(campaign, dj, i)
+        services.invitation_accept(invitation=invitation, user=user)
+        before = changes(campaign)
+
+        answers = at_once(
+            post(first, "player_remove", [campaign.slug, pj.pk]),
+            post(second, "player_remove", [campaign.slug, pj.pk]),
+        )
+
+        assert [a.status_code for a in answers] == [302, 302]
+        shown = [message(c, a["Location"]) for c, a in zip((first, second), answers, strict=True)]
+        done = [f"{user.username} ya no juega a {pj.name}" in page for page in shown]
+        told = [f"{pj.name} no tiene jugador que quitar" in page for page in shown]
+        assert sorted(done) == [False, True] and sorted(told) == [False, True]
+        pj.refresh_from_db()
+        assert pj.player is None
+        assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CHARACTER]
+    cursor_sound(campaign)
