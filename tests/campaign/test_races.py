@@ -24,24 +24,28 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
+import rules
 from campaign import services
 from campaign.history.replay import campaign_replay_check
 from campaign.models import (
     CampaignChange,
     CatalogueEntry,
     Character,
+    CharacterSnapshot,
+    GameSession,
     Invitation,
     Membership,
     StateEvent,
 )
 from campaign.services import campaigns, events, players
+from campaign.views import board
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 HX = {"HX-Request": "true"}
 WAIT = 30  # seconds: no thread waits longer for the other
-ROUNDS = 12  # each pair, each time on a fresh object
+ROUNDS = 10  # each pair, each time on a fresh object
 
 
 def browser(user) -> Client:
@@ -437,4 +441,61 @@ def test_a_player_removed_from_two_tabs_at_once_is_removed_once(campaign, dj, mo
         pj.refresh_from_db()
         assert pj.player is None
         assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CHARACTER]
+    cursor_sound(campaign)
+
+
+# -- a session ended while an event is recorded into it, or its recap edited --------------
+
+
+def test_a_session_ended_while_a_blow_is_recorded_keeps_a_sheet_that_matches_its_log(
+    campaign, dj, monkeypatch
+):
+    race(monkeypatch, (board, "_record"), (services, "session_end"))
+    tapper, ender = browser(dj), browser(dj)
+    for i in range(ROUNDS):
+        session = services.session_start(campaign=campaign, title=f"Sesión de prueba {i}")
+        pj = services.character_create(campaign=campaign, name=f"Golpeado {i}")
+        state_before = rules.public_state(CharacterSnapshot.objects.get(character=pj).state)
+        tap = post(
+            tapper,
+            "act",
+            [campaign.slug, pj.pk],
+            {"action": "suffer", "type_grade": "heridas:leve", "key": f"k{i}"},
+            **HX,
+        )
+
+        tapped, ended = at_once(tap, post(ender, "session_end", [campaign.slug], {"recap": "fin"}))
+
+        assert tapped.status_code == 200 and ended.status_code == 302
+        session.refresh_from_db()
+        assert not session.is_open and session.recap == "fin"
+        blow = StateEvent.objects.get(character=pj, event__kind="suffer")
+        kept = session.sheet_summary[str(pj.pk)]["state"]
+        if blow.session_id == session.pk:  # recorded before the end: on the session's sheet
+            assert kept == rules.public_state(CharacterSnapshot.objects.get(character=pj).state)
+        else:  # after it: in no session, and not on its sheet
+            assert blow.session_id is None
+            assert kept == state_before
+    cursor_sound(campaign)
+
+
+def test_a_session_ended_while_its_recap_is_edited_keeps_one_whole_recap(campaign, dj, monkeypatch):
+    race(monkeypatch, (services, "session_recap_set"), (services, "session_end"))
+    editor, ender = browser(dj), browser(dj)
+    for i in range(ROUNDS):
+        session = services.session_start(campaign=campaign, title=f"Sesión con resumen {i}")
+        before = changes(campaign)
+
+        edited, ended = at_once(
+            post(
+                editor, "session_recap", [campaign.slug, session.number], {"recap": "del resumen"}
+            ),
+            post(ender, "session_end", [campaign.slug], {"recap": "del final"}),
+        )
+
+        assert edited.status_code == 302 and ended.status_code == 302
+        session = GameSession.objects.get(pk=session.pk)
+        assert not session.is_open
+        assert session.recap in ("del resumen", "del final")
+        assert changes(campaign)[len(before) :] == [CampaignChange.Kind.SESSION]
     cursor_sound(campaign)
