@@ -331,6 +331,40 @@ def test_a_pj_given_to_another_player_while_its_player_changed_is_refused_by_the
     assert pj.player == user and pj.name != "Otra"
 
 
+def test_a_blow_on_the_board_while_its_pj_is_archived_is_before_or_refused(
+    campaign, dj, monkeypatch
+):
+    tapper, archivist = browser(dj), browser(dj)
+    race(monkeypatch, (board, "_record"), (services, "character_archive"))
+    for i in range(ROUNDS):
+        pj = services.character_create(campaign=campaign, name=f"Archivado {i}")
+        tap = post(
+            tapper,
+            "act",
+            [campaign.slug, pj.pk],
+            {"action": "suffer", "type_grade": "heridas:leve", "key": f"a{i}"},
+            **HX,
+        )
+
+        tapped, archived = at_once(
+            tap, post(archivist, "character_archive", [campaign.slug, pj.pk])
+        )
+
+        assert archived.status_code == 302
+        pj.refresh_from_db()
+        assert pj.is_archived
+        blows = StateEvent.objects.filter(character=pj, event__kind="suffer")
+        if tapped.status_code == 200:  # the blow first, then the archive
+            assert blows.count() == 1
+        else:  # archived first: told so in Spanish, nothing recorded
+            assert tapped.status_code == 422
+            assert f"{pj.name} está archivado: restáuralo para anotarle algo." in (
+                tapped.content.decode()
+            )
+            assert not blows.exists()
+    cursor_sound(campaign)
+
+
 # -- an invitation taken up while it is cancelled, replaced, or by two players ------------
 
 
