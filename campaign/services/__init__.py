@@ -19,7 +19,7 @@ from .campaigns import (
     catalogue_seed,
     membership_set,
 )
-from .changes import lock
+from .changes import Gone, lock
 from .characters import (
     character_archive,
     character_create,
@@ -53,6 +53,7 @@ __all__ = [
     "RefoldRefused",
     "campaign_refold",
     "EventVoidRefused",
+    "Gone",
     "WRONG_CODES",
     "wrong_code_record",
     "wrong_codes",

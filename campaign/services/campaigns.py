@@ -11,7 +11,7 @@ from ..limits import ROUND_SECONDS_MAX
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, CatalogueEntry, Membership, max_length
 from ..selectors import campaign_options_locked
-from .changes import lock
+from .changes import Gone, lock
 
 _SLUG_MAX = max_length(Campaign, "slug")
 
@@ -145,7 +145,8 @@ def catalogue_entry_save(
 ) -> CatalogueEntry:
     """Add a catalogue entry (`entry` None) or change an entry's texts (None: unchanged).
 
-    An entry's name and kind are fixed once made: events refer to it by its name.
+    An entry's name and kind are fixed once made: events refer to it by its name. An entry
+    deleted meanwhile (another tab) is Gone: nothing is written.
     """
     texts = {
         "effect": effect,
@@ -170,7 +171,11 @@ def catalogue_entry_save(
                     code="catalogue_name_taken",
                 )
         else:
-            entry = CatalogueEntry.objects.get(pk=entry.pk)
+            # Read again under the lock: a delete may have won it.
+            fresh = CatalogueEntry.objects.filter(pk=entry.pk, campaign=campaign).first()
+            if fresh is None:
+                raise Gone("No such catalogue entry.")
+            entry = fresh
         for field, text in texts.items():
             if text is not None:
                 setattr(entry, field, text.strip())
@@ -181,10 +186,15 @@ def catalogue_entry_save(
 
 
 def catalogue_entry_delete(*, entry: CatalogueEntry) -> None:
-    """Remove a catalogue entry; events that name it keep the name, only the text goes."""
+    """Remove a catalogue entry; events that name it keep the name, only the text goes.
+
+    Gone when another request deleted it first: nothing is written (no change either).
+    """
     with transaction.atomic():
         campaign = lock(entry.campaign)
-        CatalogueEntry.objects.filter(pk=entry.pk).delete()
+        deleted, _rows = CatalogueEntry.objects.filter(pk=entry.pk).delete()
+        if not deleted:
+            raise Gone("No such catalogue entry.")
         change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
 
 

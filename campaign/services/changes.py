@@ -1,7 +1,16 @@
-"""The campaign lock every writer takes first."""
+"""The campaign lock every writer takes first, and what a write answers when what it was
+for is gone once the lock is held."""
+
+from django.http import Http404
 
 from .. import deadline
 from ..models import Campaign
+
+
+class Gone(Http404):
+    """What a write was for was removed (deleted, taken from its player) by another request
+    while this one waited for the campaign lock: the write is refused whole, and the request
+    answers the app's 404, as it would have a moment later. A view may let it through."""
 
 
 def lock(campaign: Campaign) -> Campaign:

@@ -5,8 +5,10 @@ from datetime import datetime
 from typing import Final, Literal
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 import rules
 
@@ -91,11 +93,29 @@ def character_update(
     powers: list | None = None,
     notes: str | None = None,
     actor: User | None = None,
+    player_was: User | None | Literal[_Unset.UNSET] = _UNSET,
 ) -> Character:
-    """Change a PJ; new attribute scores are recorded in its log as an event."""
+    """Change a PJ; new attribute scores are recorded in its log as an event.
+
+    `player_was`: the player the DJ's form showed. The same `player` leaves the PJ's player
+    as it is now (a player who joined or was removed meanwhile stays so); another one is
+    refused, next to the field, when the PJ's player changed meanwhile.
+    """
     with transaction.atomic():
         lock(character.campaign)
         character = Character.objects.get(pk=character.pk)
+        if player is not _UNSET and player_was is not _UNSET:
+            if _pk(player) == _pk(player_was):
+                player = _UNSET  # unchanged on the form: not this edit's to write
+            elif character.player_id != _pk(player_was):
+                changed = _("%(name)s's player changed while you edited: check it and save again.")
+                raise ValidationError(
+                    {
+                        "player": ValidationError(
+                            changed % {"name": character.name}, code="player_changed"
+                        )
+                    }
+                )
         if name is not None:
             character.name = name.strip()
         if player is not _UNSET:
@@ -121,6 +141,10 @@ def character_update(
                 actor=actor,
             )
     return character
+
+
+def _pk(user: User | None) -> int | None:
+    return None if user is None else user.pk
 
 
 def character_archive(*, character: Character) -> Character:

@@ -35,7 +35,7 @@ from ..selectors import (
     snapshot_before,
     tap_of,
 )
-from .changes import lock
+from .changes import Gone, lock
 
 
 class EventVoidRefused(ValueError):
@@ -147,6 +147,7 @@ def event_record(
     secret: bool = False,
     recorded_at: datetime | None = None,
     leave_out: frozenset[int] = frozenset(),
+    for_player: User | None = None,
 ) -> StateEvent:
     """Append one rules/README.md §7 event to the log, for one PJ or (character None) the party.
 
@@ -158,6 +159,10 @@ def event_record(
     The rules validate it against the current snapshot(s): a RuleError propagates and
     nothing is written. A repeated idempotency key returns the first event untouched.
     The event is stored with a fresh dice `seed`; an open session is attached.
+
+    `for_player`: the event is a player's own tap on their sheet; it is Gone (nothing
+    written) when, once the lock is held, they no longer play `character` (the DJ took it
+    back from them meanwhile).
     """
     _event_checked(campaign, event, character, session)
     key = (idempotency_key or "").strip()
@@ -166,6 +171,11 @@ def event_record(
 
     with transaction.atomic():
         campaign = lock(campaign)
+        if for_player is not None and not (
+            character is not None
+            and Character.objects.filter(pk=character.pk, player=for_player).exists()
+        ):
+            raise Gone("No such PJ.")
         if key and (first := event_by_key(campaign=campaign, key=key)) is not None:
             return first
 

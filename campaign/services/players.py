@@ -36,34 +36,41 @@ def code_display(code: str) -> str:
 
 
 def invitation_create(*, character: Character, by: User) -> Invitation:
-    """A new invitation to play `character`; any earlier pending one for it is cancelled."""
-    if character.is_archived:
-        raise ValidationError(_("Restore this PJ before inviting a player."), code="archived")
-    if character.player_id is not None:
-        raise ValidationError(
-            _("%(name)s already has a player. Remove the player first to invite another.")
-            % {"name": character.name},
-            code="has_player",
-        )
-    now = timezone.now()
-    for _attempt in range(5):
-        try:
-            with transaction.atomic():
-                Invitation.objects.filter(
-                    character=character, used_at__isnull=True, revoked_at__isnull=True
-                ).update(revoked_at=now)
-                return Invitation.objects.create(
-                    campaign_id=character.campaign_id,
-                    character=character,
-                    token=secrets.token_urlsafe(32),
-                    code="".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)),
-                    created_by=by,
-                    created_at=now,
-                    expires_at=now + INVITATION_TTL,
-                )
-        except IntegrityError:  # a code drawn twice (about 1 in 10^12): draw again
-            continue
-    raise ValidationError(_("Could not make an invitation; try again."), code="retry")
+    """A new invitation to play `character`; any earlier pending one for it is cancelled.
+
+    The PJ is read again under the campaign lock: a player who joined through the earlier
+    invitation meanwhile is told of, not invited over.
+    """
+    with transaction.atomic():
+        lock(character.campaign)
+        character = Character.objects.get(pk=character.pk)
+        if character.is_archived:
+            raise ValidationError(_("Restore this PJ before inviting a player."), code="archived")
+        if character.player_id is not None:
+            raise ValidationError(
+                _("%(name)s already has a player. Remove the player first to invite another.")
+                % {"name": character.name},
+                code="has_player",
+            )
+        now = timezone.now()
+        Invitation.objects.filter(
+            character=character, used_at__isnull=True, revoked_at__isnull=True
+        ).update(revoked_at=now)
+        for _attempt in range(5):
+            try:
+                with transaction.atomic():
+                    return Invitation.objects.create(
+                        campaign_id=character.campaign_id,
+                        character=character,
+                        token=secrets.token_urlsafe(32),
+                        code="".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)),
+                        created_by=by,
+                        created_at=now,
+                        expires_at=now + INVITATION_TTL,
+                    )
+            except IntegrityError:  # a code drawn twice (about 1 in 10^12): draw again
+                continue
+        raise ValidationError(_("Could not make an invitation; try again."), code="retry")
 
 
 def invitation_find(*, token: str = "", code: str = "") -> Invitation | None:
@@ -81,12 +88,15 @@ def invitation_find(*, token: str = "", code: str = "") -> Invitation | None:
 
 
 def invitation_cancel(*, invitation: Invitation) -> bool:
-    """The DJ takes back an invitation nobody used yet; False when it was already used."""
-    return bool(
-        Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True).update(
-            revoked_at=timezone.now()
+    """The DJ takes back an invitation nobody used yet; False when it was already used
+    (under the campaign lock, so a join racing it is whole before or after it)."""
+    with transaction.atomic():
+        lock(invitation.campaign)
+        return bool(
+            Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True).update(
+                revoked_at=timezone.now()
+            )
         )
-    )
 
 
 def invitation_accept(*, invitation: Invitation, user: User) -> Character:
@@ -130,17 +140,19 @@ def invitation_accept(*, invitation: Invitation, user: User) -> Character:
     return character
 
 
-def player_remove(*, character: Character) -> None:
-    """The DJ takes the PJ back from its player, who stops seeing it at once.
+def player_remove(*, character: Character) -> User | None:
+    """The DJ takes the PJ back from its player, who stops seeing it at once; the player
+    removed, or None when the PJ had none (another tab took it back first).
 
     A player with no other PJ in the campaign stops being its member.
     """
     with transaction.atomic():
         campaign = lock(character.campaign)
         character = Character.objects.select_for_update().get(pk=character.pk)
-        player_id = character.player_id
-        if player_id is None:
-            return
+        player = character.player
+        if player is None:
+            return None
+        player_id = player.pk
         # A change of every card: the former player's open sheet hears of it too (a change
         # naming the PJ would now be only the DJ's) and finds the PJ gone.
         change_record(campaign=campaign, kind=CampaignChange.Kind.CHARACTER)
@@ -150,6 +162,7 @@ def player_remove(*, character: Character) -> None:
             Membership.objects.filter(
                 campaign=campaign, user_id=player_id, role=Membership.Role.PLAYER
             ).delete()
+    return player
 
 
 WRONG_CODES = 10  # per address, within WRONG_CODE_WINDOW

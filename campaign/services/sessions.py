@@ -75,13 +75,19 @@ def session_end(
             str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
             for c in campaign.characters.select_related("snapshot").order_by("pk")
         }
-        session.save()
+        session.save(update_fields=["ended_at", "recap", "sheet_summary"])
         change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
     return session
 
 
 def session_recap_set(*, session: GameSession, recap: str) -> GameSession:
-    """The DJ's recap of a session (Markdown), written or rewritten at any time."""
-    GameSession.objects.filter(pk=session.pk).update(recap=recap)
+    """The DJ's recap of a session (Markdown), written or rewritten at any time.
+
+    Under the campaign lock, as every write: one racing the session's end (which keeps the
+    recap its own form sent) comes whole before or after it.
+    """
+    with transaction.atomic():
+        lock(session.campaign)
+        GameSession.objects.filter(pk=session.pk).update(recap=recap)
     session.recap = recap
     return session

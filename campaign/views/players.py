@@ -142,8 +142,7 @@ def password_link(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespons
 def player_remove(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
-    player = character.player
-    services.player_remove(character=character)
+    player = services.player_remove(character=character)
     if player is not None:
         messages.success(
             request,

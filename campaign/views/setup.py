@@ -144,6 +144,7 @@ def character_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespon
                 character=character,
                 name=form.cleaned_data["name"],
                 player=form.cleaned_data["player"],
+                player_was=character.player,
                 attributes=form.attributes(),
                 powers=form.powers(),
                 notes=form.cleaned_data["notes"],

@@ -112,6 +112,8 @@ def sheet_roll(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
             event=action.event,
             actor=request.user,
             idempotency_key=idempotency_key(request),
+            # The player's tap is refused (404) if the DJ took the PJ back meanwhile.
+            for_player=None if membership.role == Membership.Role.DJ else request.user,
         )
     except ValidationError as err:
         error, status = " ".join(err.messages), 422
