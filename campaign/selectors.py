@@ -183,9 +183,10 @@ def latest_event(*, campaign: Campaign) -> StateEvent | None:
 
 
 # The events one tap records share its idempotency key: the first has the key itself or
-# the key and a suffix (services.events: ":t<pk>" turn ends, ":w<pk>" watches, ":c<n>"
-# steps of a catch-up, ":r<n>" the rolls of Tirar todas).
-_TAP_SUFFIX = re.compile(r":[tcwr]\d+$")
+# the key and a suffix (services.party and services.checks: ":t<pk>" turn ends, ":w<pk>"
+# watches, ":s<pk>" a Descanso's sleepers, ":c<n>" steps of a catch-up, ":r<n>" the rolls of
+# Tirar todas).
+_TAP_SUFFIX = re.compile(r":[tcwsr]\d+$")
 
 
 def _keyed(campaign_id: int):

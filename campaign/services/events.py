@@ -232,7 +232,8 @@ def event_record(
 
 def tap_key(key: str, suffix: str) -> str:
     """The idempotency key of one of the events a tap records: the tap's key and a suffix
-    (":t<pk>", ":w<pk>", ":c<n>", ":r<n>"), by which selectors.tap_of finds them together."""
+    (":t<pk>", ":w<pk>", ":s<pk>", ":c<n>", ":r<n>"), by which selectors.tap_of finds them
+    together."""
     return f"{key}{suffix}"[:100] if key else ""
 
 

@@ -729,6 +729,23 @@ def test_a_party_descanso_lets_those_already_asleep_sleep_on(dj_client, campaign
     assert kenji.snapshot.state["engine"]["last_descanso"] == 24 * 3600  # his Descanso
 
 
+def test_deshacer_takes_back_a_party_descanso_with_its_sleepers_whole(
+    dj_client, campaign, aiko, kenji
+):
+    dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
+    services.event_record(campaign=campaign, character=aiko, event={"kind": "sleep"})
+    dj_client.post(reverse("party_descanso", args=["kiso"]), {"key": "descanso-1"}, headers=HX)
+    latest = last(campaign)  # Aiko's 8 h of sleep, the tap's last event
+
+    response = dj_client.post(reverse("undo", args=["kiso"]), {"seq": latest.seq}, headers=HX)
+
+    assert response.status_code == 200
+    for pj in (aiko, kenji):
+        assert character_state(character=pj)["clock"] == 16 * 3600
+    tapped = StateEvent.objects.filter(campaign=campaign, idempotency_key__contains="descanso-1")
+    assert tapped.count() == 2 and all(e.is_void for e in tapped)
+
+
 def test_a_party_descanso_with_everyone_asleep_is_8_hours_of_their_sleep(
     dj_client, campaign, aiko, kenji
 ):
