@@ -114,3 +114,19 @@ def test_static_files_are_whitenoise_s_to_encode_never_gzipped_again(client, db)
     # WhiteNoise answers before the compression middleware: a PNG, already compressed, goes
     # as it is (its CSS and JS come precompressed from collectstatic in production).
     assert icon.status_code == 200 and "Content-Encoding" not in icon
+
+
+def test_what_keeps_breach_away_holds(settings, dj_client, campaign, aiko):
+    """The reasoning of CompressionMiddleware's docstring: the session cookie is SameSite=Lax
+    (no logged-in page fetched from another site), and the CSRF token differs in every
+    gzipped board (masked per response)."""
+    url = reverse("board", args=[campaign.slug])
+    tokens = [
+        set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', page))
+        for page in (
+            gzip.decompress(dj_client.get(url, headers=GZIP).content).decode() for _ in range(2)
+        )
+    ]
+
+    assert settings.SESSION_COOKIE_SAMESITE == "Lax"
+    assert len(tokens[0]) == len(tokens[1]) == 1 and tokens[0] != tokens[1]
