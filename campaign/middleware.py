@@ -26,15 +26,17 @@ class CompressionMiddleware(GZipMiddleware):
     flushes after every chunk (GzipFile.flush, zlib's Z_SYNC_FLUSH), so each Server-Sent
     Event still reaches the page at once (tests/campaign/test_live_server.py).
 
-    BREACH (a compression-length oracle on a secret reflected next to attacker's text)
+    BREACH (a compression-length oracle on a secret sent next to an attacker's text)
     does not reach what these pages hold: the CSRF token in every form is masked anew for
     each response (the board's `form_fields` takes the request's masked token), so no two
-    answers carry the same bytes of it to guess at; the session cookie is SameSite=Lax, so
-    another site cannot make the browser fetch logged-in pages many times over; and each
-    gzip answer carries Heal-the-BREACH random padding (GZipMiddleware.max_random_bytes).
-    The one page with secrets that are not masked (the players page: invitation codes and
-    links, a password link) is left uncompressed all the same (`uncompressed`): it is
-    small, rare, and a DJ's. Reasoning in docs/hosting.md (Compression).
+    answers carry the same bytes of it to guess at, and the live parts carry no token at
+    all; the session cookie is SameSite=Lax, so another site cannot have the browser fetch
+    logged-in pages in the background (only a top-level navigation carries it); and each
+    gzip header holds a random file name of random length (GZipMiddleware's
+    max_random_bytes, Django's "Heal the BREACH"), so sizes do not line up. The one page
+    with secrets that are not masked (the players page: invitation codes and links, a
+    password link) is left uncompressed all the same (`uncompressed`): it is small, rare,
+    and a DJ's. Reasoning in docs/hosting.md (Compression).
     """
 
     def process_response(
