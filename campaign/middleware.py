@@ -44,6 +44,10 @@ class CompressionMiddleware(GZipMiddleware):
     ) -> HttpResponseBase:
         if getattr(response, "uncompressed", False):
             return response
+        if not settings.LIVE_GZIP and response.get("Content-Type", "").startswith(
+            "text/event-stream"
+        ):
+            return response  # a busy server's choice: CPU before bytes (docs/hosting.md)
         return super().process_response(request, response)
 
 

@@ -103,6 +103,11 @@ MIDDLEWARE = [
     "campaign.middleware.SyncChainMiddleware",
 ]
 
+# The live stream gzipped for browsers that ask, like every page. A server of many tables
+# on few cores may turn it off (LIVE_GZIP=false): each stream compresses every message
+# itself (docs/benchmarks.md, the soak).
+LIVE_GZIP = envbool("LIVE_GZIP", True)
+
 ROOT_URLCONF = "config.urls"
 
 TEMPLATES = [

@@ -6,6 +6,7 @@ import gzip
 import re
 
 import pytest
+from django.http import HttpResponse
 from django.urls import reverse
 
 from campaign import services
@@ -130,3 +131,24 @@ def test_what_keeps_breach_away_holds(settings, dj_client, campaign, aiko):
 
     assert settings.SESSION_COOKIE_SAMESITE == "Lax"
     assert len(tokens[0]) == len(tokens[1]) == 1 and tokens[0] != tokens[1]
+
+
+@pytest.mark.parametrize("live_gzip", [True, False])
+def test_live_gzip_decides_whether_the_stream_is_gzipped(settings, rf, live_gzip):
+    from django.http import StreamingHttpResponse
+
+    from campaign.middleware import CompressionMiddleware
+
+    async def events():
+        yield b"retry: 1000\n\n"
+
+    settings.LIVE_GZIP = live_gzip
+    stream = StreamingHttpResponse(events(), content_type="text/event-stream")
+    page = HttpResponse("<p>" + "Aiko " * 100 + "</p>")
+    middleware = CompressionMiddleware(lambda request: stream)
+    answered = middleware(rf.get("/en-vivo/", headers=GZIP))
+    middleware = CompressionMiddleware(lambda request: page)
+    other = middleware(rf.get("/", headers=GZIP))
+
+    assert answered.get("Content-Encoding") == ("gzip" if live_gzip else None)
+    assert other["Content-Encoding"] == "gzip"  # pages are gzipped whatever LIVE_GZIP says
