@@ -30,6 +30,9 @@ first three; PostgreSQL (a throwaway cluster, when initdb and pg_ctl exist) all 
 Loopback only; a fixed number of sockets (the streams, one write per DJ at a time); every
 wait has a deadline; the servers and the cluster are stopped on exit. Knobs: TAPS (20),
 SECONDS (60) and TABLES (5) for the soak; `--only taps` or `--only soak` runs one part.
+Every stream asks for gzip, as every browser does, and inflates what it reads as it comes;
+GZIP=0 reads them plain (the streams as they were before compression, to compare). Each
+tap line also reports the server's CPU time over its taps.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urlencode
@@ -61,6 +65,7 @@ from _server import server_env, start_server, stop  # noqa: E402
 PJ = 8
 TAPS = int(os.environ.get("TAPS", "20"))
 SECONDS = int(os.environ.get("SECONDS", "60"))
+GZIP = os.environ.get("GZIP", "1") != "0"  # the streams ask for gzip, as browsers do
 DEADLINE = 3.0  # seconds for one tap to reach every sheet; later is a miss
 PACE = 0.3  # seconds between taps: a table's pace, not back to back
 RSS_TARGET_MB = 200.0
@@ -186,7 +191,9 @@ class Sheet:
         writer.write(
             (
                 f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.pj['cookie']}\r\n"
-                "Accept: text/event-stream\r\n\r\n"
+                "Accept: text/event-stream\r\n"
+                + ("Accept-Encoding: gzip, deflate\r\n" if GZIP else "")
+                + "\r\n"
             ).encode()
         )
         try:
@@ -194,6 +201,10 @@ class Sheet:
             if not head.startswith(b"HTTP/1.1 200"):
                 raise RuntimeError(head.split(b"\r\n", 1)[0].decode())
             chunked = b"transfer-encoding: chunked" in head.lower()
+            gzipped = b"content-encoding: gzip" in head.lower()
+            if GZIP != gzipped:
+                raise RuntimeError(f"the stream came {'gzipped' if gzipped else 'plain'}")
+            inflate = zlib.decompressobj(wbits=31)
             raw, body = b"", b""
             own = f"own:{self.pj['pk']}"
             while True:
@@ -202,10 +213,8 @@ class Sheet:
                     return
                 if chunked:
                     raw += chunk
-                    decoded, raw = _unchunk(raw)
-                    body += decoded
-                else:
-                    body += chunk
+                    chunk, raw = _unchunk(raw)
+                body += inflate.decompress(chunk) if gzipped else chunk
                 while b"\n\n" in body:
                     block, body = body.split(b"\n\n", 1)
                     self._apply(block.decode(), own)
@@ -661,7 +670,9 @@ def tap_lines(env: dict, table: dict, label: str, judged: bool) -> bool:
             ("a change to one PJ", 100, False, 0.030),
         ):
             tapper.answered.clear()
+            cpu = sum(cpu_s(pid) for pid in worker_pids(server))
             delays, missed = asyncio.run(taps_to_sheets(port, table, tapper, count, party))
+            cpu = sum(cpu_s(pid) for pid in worker_pids(server)) - cpu
             good = bool(delays) and p95(delays) <= target and not missed
             verdict = "OK" if good else "MISSED"
             if judged:
@@ -674,7 +685,8 @@ def tap_lines(env: dict, table: dict, label: str, judged: bool) -> bool:
                 f"sheet it changes: median {statistics.median(delays) * 1000:.0f} ms, "
                 f"p95 {p95(delays) * 1000:.0f} ms (target <= {target * 1000:.0f}), "
                 f"max {max(delays) * 1000:.0f} ms, missed {missed} {verdict}; the DJ's own "
-                f"answer: median {statistics.median(tapper.answered) * 1000:.0f} ms"
+                f"answer: median {statistics.median(tapper.answered) * 1000:.0f} ms; server "
+                f"CPU {cpu:.1f} s ({'gzip' if GZIP else 'plain'} streams)"
             )
     finally:
         stop(server)

@@ -1,14 +1,67 @@
-"""Middleware: Spanish first for the UI language; a chain that stays in one thread; late
-taps refused; the app's own page for an address opened the wrong way."""
+"""Middleware: compressed answers; Spanish first for the UI language; a chain that stays in
+one thread; late taps refused; the app's own page for an address opened the wrong way."""
+
+from collections.abc import Callable
+from functools import wraps
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
+from django.middleware.gzip import GZipMiddleware
 from django.middleware.locale import LocaleMiddleware
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from . import deadline
+
+
+class CompressionMiddleware(GZipMiddleware):
+    """Django's GZipMiddleware: pages, htmx answers, polls and the live stream gzipped for a
+    browser that asks (Accept-Encoding), with `Vary: Accept-Encoding`; tiny answers (under
+    200 bytes) and ones already encoded pass as they are.
+
+    Gzip, not brotli: browsers offer brotli only over HTTPS, and a table's own server is
+    plain HTTP on its Wi-Fi; gzip needs no extra package, and Django's streaming gzip
+    flushes after every chunk (GzipFile.flush, zlib's Z_SYNC_FLUSH), so each Server-Sent
+    Event still reaches the page at once (tests/campaign/test_live_server.py).
+
+    BREACH (a compression-length oracle on a secret sent next to an attacker's text)
+    does not reach what these pages hold: the CSRF token in every form is masked anew for
+    each response (the board's `form_fields` takes the request's masked token), so no two
+    answers carry the same bytes of it to guess at, and the live parts carry no token at
+    all; the session cookie is SameSite=Lax, so another site cannot have the browser fetch
+    logged-in pages in the background (only a top-level navigation carries it); and each
+    gzip header holds a random file name of random length (GZipMiddleware's
+    max_random_bytes, Django's "Heal the BREACH"), so sizes do not line up. The one page
+    with secrets that are not masked (the players page: invitation codes and links, a
+    password link) is left uncompressed all the same (`uncompressed`): it is small, rare,
+    and a DJ's. Reasoning in docs/hosting.md (Compression).
+    """
+
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        if getattr(response, "uncompressed", False):
+            return response
+        if not settings.LIVE_GZIP and response.get("Content-Type", "").startswith(
+            "text/event-stream"
+        ):
+            return response  # a busy server's choice: CPU before bytes (docs/hosting.md)
+        return super().process_response(request, response)
+
+
+def uncompressed[V: Callable[..., HttpResponse]](view: V) -> V:
+    """A view whose answers are never compressed (they show secrets; see
+    CompressionMiddleware)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        response.uncompressed = True  # type: ignore[attr-defined]
+        return response
+
+    return wrapped  # type: ignore[return-value]
 
 
 class SpanishFirstLocaleMiddleware(LocaleMiddleware):

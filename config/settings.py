@@ -80,6 +80,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Gzip for pages, htmx answers and the live stream (BREACH: see its docstring). After
+    # WhiteNoise, whose static files come precompressed from collectstatic and never reach
+    # it; before every middleware that makes or changes a body (NotAllowedPage's 405 page,
+    # the lockout page), so what they answer is compressed too.
+    "campaign.middleware.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "campaign.middleware.SpanishFirstLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -97,6 +102,11 @@ MIDDLEWARE = [
     # Last: keeps the chain sync, in one thread, under ASGI (see its docstring).
     "campaign.middleware.SyncChainMiddleware",
 ]
+
+# The live stream gzipped for browsers that ask, like every page. A server of many tables
+# on few cores may turn it off (LIVE_GZIP=false): each stream compresses every message
+# itself (docs/benchmarks.md, the soak).
+LIVE_GZIP = envbool("LIVE_GZIP", True)
 
 ROOT_URLCONF = "config.urls"
 

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from .. import selectors, services
 from ..access import campaign_for_dj, character_for_dj
 from ..forms import AccountForm
+from ..middleware import uncompressed
 from ..models import Campaign
 from ..requests import AuthedHttpRequest
 
@@ -59,6 +60,7 @@ def _players_context(request: AuthedHttpRequest, campaign: Campaign) -> dict:
     }
 
 
+@uncompressed  # invitation codes and links: never behind a compression oracle
 @require_http_methods(["GET"])
 @login_required
 def players(request: AuthedHttpRequest, slug: str) -> HttpResponse:
@@ -104,6 +106,7 @@ def invitation_cancel(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRes
     return redirect("players", slug=campaign.slug)
 
 
+@uncompressed  # a password link, on the players page
 @require_POST
 @login_required
 def password_link(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:

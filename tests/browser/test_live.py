@@ -73,6 +73,25 @@ def test_a_change_arrives_as_an_event_within_a_second(page, app_url):
     assert f'id="pj-{aiko.pk}"' in detail["parts"][f"card:{aiko.pk}"]
 
 
+def test_chromium_gets_the_stream_gzipped_and_each_change_at_once(page, app_url):
+    dj, aiko = table()
+    log_in(page.context, app_url, dj)
+    with page.expect_response(lambda r: "/en-vivo/" in r.url and r.status == 200) as stream:
+        open_live_page(page, app_url, aiko.campaign, dj)
+    assert stream.value.headers.get("content-encoding") == "gzip"
+    assert stream.value.headers.get("x-accel-buffering") == "no"
+
+    for count in (1, 2):  # each change inflated and dispatched as it is written
+        wound(aiko)
+        page.wait_for_function("(n) => window.zodiacChanges.length >= n", arg=count, timeout=1000)
+
+    sizes = page.evaluate(
+        "() => { const [n] = performance.getEntriesByType('navigation');"
+        " return [n.encodedBodySize, n.decodedBodySize]; }"
+    )
+    assert sizes[0] * 3 < sizes[1]  # the page itself came gzipped too
+
+
 def test_without_event_source_the_page_polls(page, app_url):
     dj, aiko = table()
     log_in(page.context, app_url, dj)
