@@ -1,7 +1,11 @@
 """The guide page /guia/: docs/guia.md in Spanish, docs/guide.md in English, open to all."""
 
+from pathlib import Path
+
 import pytest
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from campaign.reference import guide_page, rules_page
 from tests.factories import UserFactory
@@ -50,3 +54,49 @@ def test_the_guide_is_kept_per_language_apart_from_the_rules():
     assert guide_page("en") is not guide_page("es")
     assert guide_page("fr").title == guide_page("es").title
     assert guide_page("es").title != rules_page("es").title
+
+
+# The board's main controls, by their msgid: each guide names them as its own UI shows them.
+MAIN_CONTROLS = (
+    "New campaign",
+    "Add PJ",
+    "Start session",
+    "End session",
+    "Undo",
+    "Roll them all (%(n)s)",
+    "End of turn",
+    "More actions",
+    "Next round",
+    "Other time…",
+    "Start fight",
+    "End fight",
+    "Recent events",
+    "Void this event…",
+)
+
+
+def guide_text(name: str) -> str:
+    """A guide's Markdown without emphasis marks, on one line."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / name).read_text(encoding="utf-8")
+    return " ".join(text.replace("*", "").split())
+
+
+def label(msgid: str, language: str) -> str:
+    with translation.override(language):
+        return gettext(msgid).replace("%(n)s", "N")
+
+
+@pytest.mark.parametrize("msgid", MAIN_CONTROLS)
+def test_the_english_guide_names_the_english_controls(msgid):
+    # A Spanish label may follow the English one in parentheses, for a table playing in
+    # Spanish; anywhere else the English reader would look for a button they do not have.
+    english, spanish = label(msgid, "en"), label(msgid, "es")
+    assert english != spanish
+    guide = guide_text("guide.md")
+    assert english in guide
+    assert spanish not in guide.replace(f"{english} ({spanish}", "")
+
+
+@pytest.mark.parametrize("msgid", MAIN_CONTROLS)
+def test_the_spanish_guide_names_the_spanish_controls(msgid):
+    assert label(msgid, "es") in guide_text("guia.md")
