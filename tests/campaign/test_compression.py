@@ -57,11 +57,13 @@ def test_a_page_asked_for_gzip_comes_gzipped_and_is_the_same_page(dj_client, cam
     assert "accept-encoding" in vary(plain) and "accept-encoding" in vary(packed)
 
 
-@pytest.mark.parametrize("page", ["history", "sheet"])
-def test_the_history_and_a_sheet_come_gzipped_when_asked(dj_client, campaign, aiko, page):
+# Not "page": that name is pytest-playwright's fixture, and a parameter of that name set
+# Playwright's event loop running under every later test of the session.
+@pytest.mark.parametrize("screen", ["history", "sheet"])
+def test_the_history_and_a_sheet_come_gzipped_when_asked(dj_client, campaign, aiko, screen):
     wound(aiko)
-    args = [campaign.slug] if page == "history" else [campaign.slug, aiko.pk]
-    response = dj_client.get(reverse(page, args=args), headers=GZIP)
+    args = [campaign.slug] if screen == "history" else [campaign.slug, aiko.pk]
+    response = dj_client.get(reverse(screen, args=args), headers=GZIP)
 
     assert response.status_code == 200 and response["Content-Encoding"] == "gzip"
     assert "Aiko" in gzip.decompress(response.content).decode()
