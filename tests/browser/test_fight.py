@@ -269,6 +269,8 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     start_fight(first)
     banner = first.locator(".messages .message-success")
     expect(banner).to_contain_text("turno de Kenji")
+    # The start reloaded the board: its stream must be open again to hear the step.
+    expect(first.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
 
     services.event_record(  # another tab's step, heard live
         campaign=table["campaign"],
