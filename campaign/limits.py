@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 ROUND_SECONDS_MAX = 600  # ten minutes; the messages say 600
+RECAP_MAX = 20_000  # characters of a session's recap
 
 # The most of each unit one time event may pass (a tap, an imported backup). The engine
 # walks every day of it (a day without Descanso asks a TS, Heridas grave one too): a year

@@ -12,6 +12,7 @@ from .. import selectors
 from ..live import hub
 from ..models import Campaign, Character, StateEvent
 from ..present import board as present_board
+from ..limits import RECAP_MAX
 from ..present.events import event_summary
 
 TEMPLATE = "campaign/board.html"
@@ -21,8 +22,8 @@ AFTER_ACTION = "campaign/board/after_action.html"
 
 
 def board_context(request: HttpRequest, campaign: Campaign) -> dict:
-    """The whole board's context."""
-    return present_board.page(selectors.board_view(campaign=campaign))
+    """The whole board's context (the session bar's recap limit with it)."""
+    return present_board.page(selectors.board_view(campaign=campaign)) | {"recap_max": RECAP_MAX}
 
 
 def card_answer(

@@ -39,7 +39,6 @@ from .answers import (
     summaries,
     with_cursor,
 )
-from .history import RECAP_MAX
 
 # The second taps: the choices each asks for (templates/campaign/board/ask/), and "More
 # actions".
@@ -73,7 +72,6 @@ def board(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context["session_start"] = request.session.pop("session_start", None)
     # A refused "Terminar sesión" (setup.session_end): the recap typed, and why.
     context["session_end"] = request.session.pop("session_end", None)
-    context["recap_max"] = RECAP_MAX
     return render(request, TEMPLATE, context)
 
 

@@ -21,6 +21,7 @@ from .. import selectors, services, taps
 from ..access import campaign_for_dj, membership_for
 from ..history import audit as history
 from ..history import exports
+from ..limits import RECAP_MAX
 from ..models import Campaign, GameSession, Membership, StateEvent
 from ..numbers import whole
 from ..present import lang
@@ -30,7 +31,6 @@ from ..reference import render_recap
 from ..requests import AuthedHttpRequest
 
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
-RECAP_MAX = 20_000
 
 
 def recap_posted(request: AuthedHttpRequest) -> tuple[str, str]:
