@@ -48,6 +48,13 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | venv-check
 	$(VPY) -m pip install -q -r requirements-dev.txt
 	@touch $@ $(VENV)/.run-installed
 
+# The page checks' tools (html-validate, axe-core), pinned in package-lock.json; needs npm.
+NODE_CHECKS := node_modules/.installed
+$(NODE_CHECKS): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "npm is needed for the page checks (Debian: apt install nodejs npm)." >&2; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 # The .mo files are committed; they are compiled here only when missing (needs gettext).
 $(MO_FILES): | $(VENV)/.run-installed
 	$(VPY) manage.py compilemessages --ignore=.venv
@@ -81,11 +88,11 @@ dev: venv-check $(VENV)/.run-installed $(MO_FILES)
 	@echo "Serving http://$(HOST):$(PORT)/ with DEBUG on  (Ctrl+C to stop)"
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off --timeout-graceful-shutdown 5 --reload --reload-dir campaign --reload-dir config --reload-dir rules --reload-dir templates
 
-test: venv-check $(VENV)/.dev-installed $(MO_FILES)
+test: venv-check $(VENV)/.dev-installed $(MO_FILES) $(NODE_CHECKS)
 	$(VPY) -m pytest $(PYTEST_ARGS)
 
 # The suite without the browser and slow tests (CI runs everything, through `make test`).
-quick: venv-check $(VENV)/.dev-installed $(MO_FILES)
+quick: venv-check $(VENV)/.dev-installed $(MO_FILES) $(NODE_CHECKS)
 	$(VPY) -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
 
 # Every benchmark runs; the ones that missed a target are named at the end (exit 1).
@@ -116,7 +123,7 @@ messages: venv-check $(VENV)/.run-installed
 	$(VPY) manage.py compilemessages --ignore=.venv
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules staticfiles .pytest_cache .ruff_cache .hypothesis
 
 # Known vulnerabilities in the pinned requirements (pip-audit asks PyPI's advisory data:
 # the machine needs to reach pypi.org). In a venv of its own, so its packages never mix
