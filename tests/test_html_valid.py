@@ -9,7 +9,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
@@ -69,7 +68,9 @@ def validate(documents: dict[str, str], tmp_path: Path) -> list[dict]:
 def test_every_page_each_visitor_reaches_is_valid_html(db, tmp_path):
     staged = pages.stage()
     every_page = [
-        page for visitor in pages.visitors(staged) for page in pages.crawl(visitor, get_user_model())
+        page
+        for visitor in pages.visitors(staged)
+        for page in pages.crawl(visitor, get_user_model())
     ]
     for visitor, expected in pages.EXPECTED.items():
         reached = pages.routes(p for p in every_page if p.visitor == visitor)
