@@ -282,5 +282,8 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     first.get_by_role("link", name="Cambiar orden").click()
     first.get_by_role("button", name="Guardar el orden").click()
     expect(banner).to_contain_text("El orden de turnos ha cambiado")
+    # A reload again: before its scripts run, a tap is a plain form post (whose answer is a
+    # new page with its own banner), so the step waits for the page to be live.
+    expect(first.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
     pass_turn(first, "Oni")  # the DJ's own next step
     expect(banner).to_have_count(0)
