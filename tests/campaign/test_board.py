@@ -562,7 +562,7 @@ def test_a_secret_chip_can_be_shown_again(dj_client, campaign, aiko):
     aiko.refresh_from_db()
     assert aiko.secret_names == []
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
-    assert re.search(r'aria-label="Mantener Fobia en secreto">ocultar<', board)
+    assert re.search(r'aria-label="Ocultar Fobia al jugador">ocultar<', board)
     refused = dj_client.post(
         reverse("secret", args=["kiso", aiko.pk]), {"name": "nada", "hide": "1"}, headers=HX
     )

