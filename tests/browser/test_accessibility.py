@@ -8,6 +8,8 @@ the pages are checked under their real CSP, with no `bypass_csp`. Each test also
 the browser reported no CSP violation while axe ran.
 """
 
+import re
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
@@ -85,3 +87,57 @@ def test_no_serious_or_critical_axe_violations(browser, app_url, table, name, si
     assert not csp_reports, csp_reports
     blocking = [v for v in violations if v["impact"] in BLOCKING]
     assert not blocking, f"{name} at {size} px:\n{describe(violations)}"
+
+
+def luminance(rgb: str) -> float:
+    """The relative luminance (WCAG 2) of a computed "rgb(r, g, b)"."""
+    r, g, b = (int(v) / 255 for v in re.findall(r"\d+", rgb)[:3])
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+MARKED_BOXES = """() => [...document.querySelectorAll(".box.marked")].map((box) => {
+  const style = getComputedStyle(box);
+  return {
+    name: box.getAttribute("aria-label"),
+    grade: box.dataset.grade || box.dataset.shortcutGrade,
+    active: box.classList.contains("active"),
+    color: style.color,
+    background: style.backgroundColor,
+  };
+})"""
+
+
+def test_every_marked_box_reads_at_4_5_to_1_on_the_board_and_the_sheets(browser, app_url):
+    """The letter of a marked box (15 px, bold) against its colour: 4.5:1 at least (WCAG
+    1.4.3), for each grade's colour, on the board, the player's sheet and its party."""
+    table = make_table()
+    aiko, kenji = table["aiko"], table["campaign"].characters.get(name="Kenji")
+    for type_, grade in [("heridas", "leve"), ("fatiga", "leve"), ("fatiga", "grave")]:
+        record(aiko, kind="suffer", type=type_, grade=grade)
+    record(aiko, kind="suffer", type="shock", grade="persistente")
+    record(aiko, kind="suffer", type="emocion", grade="leve", variant="miedo")
+    record(kenji, kind="suffer", type="heridas", grade="grave")
+    record(kenji, kind="suffer", type="afeccion", grade="leve", source="fiebre")
+    pages = {"board": ("dj", "/c/kiso/"), "sheet": ("mei", f"/c/kiso/pj/{aiko.pk}/hoja/")}
+
+    for name, (who, path) in pages.items():
+        context = browser.new_context(viewport=VIEWPORTS["360"], locale="es-ES")
+        log_in(context, app_url, table[who])
+        page = context.new_page()
+        page.goto(f"{app_url}{path}")
+        page.wait_for_selector('#live[data-state="open"]', state="attached")
+        boxes = page.evaluate(MARKED_BOXES)
+        context.close()
+
+        # Each grade's colour is there (active), and a marked box under a higher grade.
+        assert {b["grade"] for b in boxes if b["active"]} >= {"leve", "grave", "persistente"}
+        assert any(not b["active"] for b in boxes), name
+        for box in boxes:
+            ratio = contrast(box["color"], box["background"])
+            assert ratio >= 4.5, f"{name}: {box['name']} {box} at {ratio:.2f}:1"
