@@ -132,3 +132,52 @@ def test_each_board_control_is_named_with_the_words_it_shows(
     }
     for name in chips[language]:
         assert re.search('aria-label="' + name, board)
+
+
+# -- names only where ARIA allows one ----------------------------------------------------
+
+# Elements whose role (paragraph, generic, strong...) cannot be named: an aria-label there
+# is not allowed, and screen readers may say nothing of it.
+UNNAMED = {"p", "div", "span", "strong", "em", "b", "i", "small", "code", "del", "ins"}
+UNNAMED_ROLES = {"", "generic", "paragraph", "presentation", "none"}
+
+
+def names_not_allowed(html: str) -> list[str]:
+    return [
+        f"<{e.tag} aria-label={e.attrs['aria-label']!r}>"
+        for e in Page(html).elements
+        if "aria-label" in e.attrs and e.tag in UNNAMED and e.attrs.get("role", "") in UNNAMED_ROLES
+    ]
+
+
+def test_the_check_finds_a_name_on_a_paragraph():
+    html = '<p class="scores" aria-label="Scores">x</p><span role="img" aria-label="L">L</span>'
+    assert names_not_allowed(html) == ["<p aria-label='Scores'>"]
+
+
+def test_no_page_names_what_cannot_be_named_yet_each_still_says_it(
+    client, dj, campaign, aiko, joined
+):
+    client.force_login(dj)
+    session = services.session_start(campaign=campaign)
+    record(aiko, kind="suffer", type="shock", grade="grave")
+    for _ in range(2):
+        record(aiko, kind="turn_end")  # two TS waiting: "×2"
+    services.session_end(session=session)
+    pages = {
+        "board": reverse("board", args=["kiso"]),
+        "sheet": reverse("sheet", args=["kiso", aiko.pk]),
+        "carry": reverse("session_sheets", args=["kiso", 1]),
+    }
+    html = {name: client.get(url).content.decode() for name, url in pages.items()}
+
+    for name, page in html.items():
+        assert names_not_allowed(page) == [], name
+    # What the names said is now text for screen readers only: the scores ("INT" not
+    # given), the pile of checks, each box of the carry-over sheet.
+    hidden = '<span class="visually-hidden">'
+    for name in ("board", "sheet"):
+        assert f'<p class="scores">{hidden}Puntuaciones: </span>' in html[name]
+        assert f'<span aria-hidden="true">–</span>{hidden}sin dar</span>' in html[name]
+        assert f'<span aria-hidden="true">×2</span>{hidden}2 pendientes</span>' in html[name]
+    assert f'<span aria-hidden="true">☒</span> Grave{hidden}: marcada</span>' in html["carry"]
