@@ -3,12 +3,15 @@ what a control shows (WCAG 2.5.3), names only where ARIA allows them, valid `dat
 values, no empty forms, and a description for each page."""
 
 import re
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from campaign import services
+from campaign.templatetags.html_time import datetime_attr
 
 HX = {"HX-Request": "true"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
@@ -181,3 +184,45 @@ def test_no_page_names_what_cannot_be_named_yet_each_still_says_it(
         assert f'<span aria-hidden="true">–</span>{hidden}sin dar</span>' in html[name]
         assert f'<span aria-hidden="true">×2</span>{hidden}2 pendientes</span>' in html[name]
     assert f'<span aria-hidden="true">☒</span> Grave{hidden}: marcada</span>' in html["carry"]
+
+
+# -- datetime values ---------------------------------------------------------------------
+
+# HTML's date, time, and local or global date and time strings: seconds with at most three
+# decimals, an offset as Z, +hh:mm or +hhmm.
+TIME = r"\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?"
+DATETIME = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}([T ]{TIME}(Z|[+-]\d{{2}}:?\d{{2}})?)?|{TIME}")
+
+
+def test_datetime_attr_writes_seconds_in_the_current_time_zone():
+    value = datetime(2026, 5, 1, 19, 30, 5, 293971, tzinfo=UTC)
+    with timezone.override("Europe/Madrid"):
+        assert datetime_attr(value) == "2026-05-01T21:30:05+02:00"
+    assert datetime_attr(None) == "" and datetime_attr("") == ""
+
+
+def test_the_check_refuses_microseconds():
+    assert DATETIME.fullmatch("2026-12-03T14:42:23.293+01:00")
+    assert DATETIME.fullmatch("2026-12-03T14:42:23Z") and DATETIME.fullmatch("2026-12-03")
+    assert not DATETIME.fullmatch("2026-12-03T14:42:23.293971+01:00")
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_every_datetime_attribute_is_one_html_allows(client, dj, campaign, aiko, joined, language):
+    client.cookies["django_language"] = language
+    services.session_start(campaign=campaign)
+    record(aiko, kind="suffer", type="heridas", grade="leve")
+    client.force_login(dj)
+    pages = [
+        reverse("sheet", args=["kiso", aiko.pk]),
+        reverse("history", args=["kiso"]),
+        reverse("session_detail", args=["kiso", 1]),
+    ]
+
+    found = 0
+    for url in pages:
+        for element in Page(client.get(url).content.decode()).elements:
+            if "datetime" in element.attrs:
+                found += 1
+                assert DATETIME.fullmatch(element.attrs["datetime"]), (url, element.attrs)
+    assert found >= 3  # the sheet's time, and each page's events
