@@ -226,3 +226,54 @@ def test_every_datetime_attribute_is_one_html_allows(client, dj, campaign, aiko,
                 found += 1
                 assert DATETIME.fullmatch(element.attrs["datetime"]), (url, element.attrs)
     assert found >= 3  # the sheet's time, and each page's events
+
+
+# -- forms -------------------------------------------------------------------------------
+
+
+def descendants(element: Element):
+    for child in element.children:
+        yield child
+        yield from descendants(child)
+
+
+def empty_forms(html: str) -> list[str]:
+    """Each form with nothing to fill in or press (hidden fields only, or nothing)."""
+    empty = []
+    for form in Page(html).find("form"):
+        controls = [
+            e
+            for e in descendants(form)
+            if e.tag in {"button", "select", "textarea"}
+            or (e.tag == "input" and e.attrs.get("type") != "hidden")
+        ]
+        if not controls:
+            empty.append(
+                f"<form action={form.attrs.get('action')!r} class={form.attrs.get('class')!r}>"
+            )
+    return empty
+
+
+def test_the_check_finds_a_form_of_hidden_fields_only():
+    html = '<form action="/a"><input type="hidden" name="k"></form><form><button>Go</button></form>'
+    assert empty_forms(html) == ["<form action='/a' class=None>"]
+
+
+def test_more_actions_hold_no_empty_form_with_javascript_or_without(dj_client, campaign, aiko):
+    url = reverse("ask", args=["kiso", aiko.pk, "more"])
+    pages = {"page": dj_client.get(url), "fragment": dj_client.get(url, headers=HX)}
+    for name, response in pages.items():
+        assert response.status_code == 200
+        assert empty_forms(response.content.decode()) == [], name
+    # Each state that offers one of those actions: the form is there, with its button.
+    for event, button in [
+        ({"type": "emocion", "grade": "grave", "variant": "ira", "cause": "Oni"}, "safe"),
+        ({"type": "afeccion", "grade": "leve", "source": "fiebre"}, "progress"),
+    ]:
+        record(aiko, kind="suffer", **event)
+        html = dj_client.get(url).content.decode()
+        assert empty_forms(html) == [] and f'value="{button}"' in html
+    record(aiko, kind="sleep", descanso=True)
+    html = dj_client.get(url).content.decode()
+    assert empty_forms(html) == [] and 'value="wake"' in html
+    assert empty_forms(dj_client.get(reverse("board", args=["kiso"])).content.decode()) == []
