@@ -277,3 +277,51 @@ def test_more_actions_hold_no_empty_form_with_javascript_or_without(dj_client, c
     html = dj_client.get(url).content.decode()
     assert empty_forms(html) == [] and 'value="wake"' in html
     assert empty_forms(dj_client.get(reverse("board", args=["kiso"])).content.decode()) == []
+
+
+# -- descriptions ------------------------------------------------------------------------
+
+
+def descriptions(html: str) -> list[str]:
+    return [
+        m.attrs.get("content", "")
+        for m in Page(html).find("meta")
+        if m.attrs.get("name") == "description"
+    ]
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_each_page_has_one_description_the_main_ones_their_own(
+    client, dj, campaign, aiko, joined, language
+):
+    client.cookies["django_language"] = language
+    client.force_login(dj)
+    urls = {
+        "home": reverse("home"),
+        "board": reverse("board", args=["kiso"]),
+        "sheet": reverse("sheet", args=["kiso", aiko.pk]),
+        "rules": reverse("rules"),
+        "guide": reverse("guide"),
+        "history": reverse("history", args=["kiso"]),
+    }
+    found = {}
+    for name, url in urls.items():
+        html = client.get(url).content.decode()
+        assert f'<html lang="{language}">' in html
+        (found[name],) = descriptions(html)  # one, and only one
+        assert len(found[name]) >= 50, (name, found[name])
+    client.logout()
+    client.cookies["django_language"] = language
+    (found["login"],) = descriptions(client.get(reverse("login")).content.decode())
+
+    # The default, in the page's language, where a page has none of its own.
+    default = {
+        "es": "Zodiac tracker: los Estados Alterados de una campaña de Zodiac",
+        "en": "Zodiac tracker: the Estados Alterados of a Zodiac campaign",
+    }[language]
+    for name in ("home", "history", "login"):
+        assert found[name].startswith(default), name
+    for name in ("board", "sheet", "rules", "guide"):
+        assert not found[name].startswith(default), name
+    assert "Kiso" in found["board"] and "Aiko" in found["sheet"] and "Kiso" in found["sheet"]
+    assert len(set(found.values())) == 5
