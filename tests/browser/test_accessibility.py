@@ -46,6 +46,8 @@ PAGES = {
     "players": ("dj", lambda t: "/c/kiso/jugadores/", False),
     "join": (None, lambda t: f"/unirse/{t['invitation'].token}/", False),
     "join-code": (None, lambda t: "/unirse/", False),
+    "rules": (None, lambda t: "/reglas/", False),
+    "guide": (None, lambda t: "/guia/", False),
 }
 
 

@@ -389,5 +389,7 @@ def test_space_on_curacion_in_more_actions_opens_its_chooser(browser, app_url, t
     expect(curacion).to_be_visible()
     aiko.locator(".ask-slot").scroll_into_view_if_needed()
 
+    screenshot(page, "board-more-actions-1280")
+
     space_opens_without_scrolling(page, curacion, aiko.locator(".ask-slot"))
     expect(aiko.get_by_role("button", name="Kenji")).to_be_visible()
