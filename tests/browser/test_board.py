@@ -346,18 +346,25 @@ def test_a_tap_at_phone_width_keeps_the_tapped_card_where_it_was(browser, app_ur
 
 
 def space_opens_without_scrolling(page, control, slot):
-    """Space on `control` (focused, in sight, the page able to scroll): the chooser opens in
-    `slot` and the page stays where it was (a link would scroll it instead)."""
+    """Space on `control` (focused, in sight, the page able to scroll) asks for its chooser
+    and leaves the page where it was (on a link it scrolled the page instead); the chooser
+    then opens in `slot`. The page is measured while the chooser is held back: once it
+    comes, the board brings it into sight (a scroll of its own)."""
     control.focus()
     control.scroll_into_view_if_needed()
     assert control.evaluate("el => el.tagName") == "BUTTON"
     assert page.evaluate("document.documentElement.scrollHeight > innerHeight")
+    held = []  # the chooser's request, held back until the test lets it go
+    page.route("**/elegir/**", lambda route: held.append(route))
     before = page.evaluate("scrollY")
 
     page.keyboard.press("Space")
 
-    expect(slot).not_to_be_empty()
+    wait_for(page, lambda: held)
+    page.wait_for_timeout(300)  # a smooth scroll would have moved by now
     assert page.evaluate("scrollY") == before
+    held[0].continue_()
+    expect(slot).not_to_be_empty()
 
 
 def test_space_on_a_two_tap_box_opens_its_chooser_like_enter(browser, app_url, table):
