@@ -13,7 +13,10 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
@@ -54,12 +57,33 @@ def _slug(title: str) -> str:
 
 
 def _wrap_table(open_: bool):
-    # Long tables scroll inside their own box, so a phone never scrolls the whole page.
+    # Long tables scroll inside their own box, so a phone never scrolls the whole page. The
+    # box takes the focus (a keyboard scrolls it with the arrows) and is a region named after
+    # the table (its "table_label", set by _name_tables).
     def render(self, tokens: list[Token], idx: int, options, env) -> str:
         html = self.renderToken(tokens, idx, options, env)
-        return f'<div class="table-wrap">{html}' if open_ else f"{html}</div>\n"
+        if not open_:
+            return f"{html}</div>\n"
+        label = escape(tokens[idx].meta.get("table_label", ""))
+        return f'<div class="table-wrap" tabindex="0" role="region" aria-label="{label}">{html}'
 
     return render
+
+
+def _plain(inline: Token) -> str:
+    """A heading's words without their Markdown (emphasis, code marks)."""
+    return "".join(t.content for t in inline.children or () if t.type in ("text", "code_inline"))
+
+
+def _name_tables(tokens: list[Token], language: str) -> None:
+    """Give each table the name of the heading above it: "Tabla: Lo básico"."""
+    heading = ""
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open":
+            heading = _plain(tokens[i + 1])
+        elif token.type == "table_open":
+            with translation.override(language):
+                token.meta["table_label"] = _("Table: %(title)s") % {"title": heading}
 
 
 def _markdown() -> MarkdownIt:
@@ -76,10 +100,12 @@ def render_recap(text: str) -> SafeString:
     return mark_safe(MarkdownIt("commonmark", {"html": False}).render(text))
 
 
-def render_markdown(text: str) -> RulesPage:
-    """Render a reference document; the part before its first `##` is the intro."""
+def render_markdown(text: str, language: str = "es") -> RulesPage:
+    """Render a reference document in `language`; the part before its first `##` is the
+    intro."""
     md = _markdown()
     tokens = md.parse(text)
+    _name_tables(tokens, language)
     title = ""
     if len(tokens) > 2 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
         # The h1 becomes the page's own heading (and <title>) in the template.
@@ -105,8 +131,12 @@ def render_markdown(text: str) -> RulesPage:
 
 
 def _doc_page(docs: dict[str, str], language: str) -> RulesPage:
-    name = docs.get(language.split("-")[0], docs["es"])
-    return render_markdown((settings.BASE_DIR / "docs" / name).read_text(encoding="utf-8"))
+    code = language.split("-")[0]
+    if code not in docs:
+        code = "es"
+    return render_markdown(
+        (settings.BASE_DIR / "docs" / docs[code]).read_text(encoding="utf-8"), code
+    )
 
 
 @lru_cache(maxsize=len(DOCS))

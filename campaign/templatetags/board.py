@@ -45,7 +45,10 @@ def form_key() -> str:
 @register.simple_tag(takes_context=True)
 def box_control(context, row, box) -> str:
     """One E.Alt box of a board card: a submit button of the card's form, or, when the grade
-    needs a choice first (box.ask), a link that opens the chooser.
+    needs a choice first (box.ask), a button that opens the chooser (hx-get). Without
+    JavaScript that button posts the card's form to the chooser's address instead
+    (formaction), which sends the browser on to the chooser's page (views.board.ask): a
+    GET would carry the form's CSRF token in the address.
 
     Written here rather than as template markup: a heavy board has 120 boxes, and in the
     template each of their dozen values was a node resolved and escaped one by one."""
@@ -62,13 +65,13 @@ def box_control(context, row, box) -> str:
     )
     if box.ask:
         url = reverse("ask", args=[context["campaign"].slug, pk, box.ask])
-        href = f"{url}?grade={box.grade}"
         return format_html(
-            '<a class="{}" role="button" href="{}" hx-get="{}" hx-target="#pj-{}-ask" '
-            'hx-swap="innerHTML" {}>{}</a>',
+            '<button type="submit" class="{}" formaction="{}" name="grade" value="{}" '
+            'hx-get="{}" hx-target="#pj-{}-ask" hx-swap="innerHTML" {}>{}</button>',
             classes,
-            href,
-            href,
+            url,
+            box.grade,
+            url,
             pk,
             common,
             box.initial,

@@ -6,6 +6,8 @@ events). htmx requests get fragments; plain form posts are redirected to the boa
 Only the campaign's DJ reaches any of this: everyone else gets 404.
 """
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -15,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import rules
 from rules import RuleError
@@ -342,14 +344,21 @@ def secret(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     return card_answer(request, campaign, character)
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @login_required
 def ask(request: AuthedHttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
-    """The second tap: the choice an action needs (variant, source, healer...)."""
+    """The second tap: the choice an action needs (variant, source, healer...).
+
+    Without JavaScript a box's button posts its card's form here (a form of the board holds
+    the box, so a GET would put its CSRF token in the address): the post writes nothing and
+    is sent on to the chooser's own address."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
     if kind not in ASK_KINDS:
         return HttpResponseBadRequest(_("Unknown action."))
+    if request.method == "POST":
+        query = urlencode({"grade": grade}) if (grade := request.POST.get("grade")) else ""
+        return redirect(f"{request.path}?{query}" if query else request.path)
     view = selectors.board_view(campaign=campaign, session=False)
     characters, catalogue = view.characters, view.catalogue
     context = {

@@ -343,3 +343,60 @@ def test_a_tap_at_phone_width_keeps_the_tapped_card_where_it_was(browser, app_ur
     after = card(page, "Mei").bounding_box()["y"]
     screenshot(page, "board-tap-kept-360")
     assert abs(after - before) < 40, (before, after)
+
+
+def space_opens_without_scrolling(page, control, slot):
+    """Space on `control` (focused, in sight, the page able to scroll) asks for its chooser
+    and leaves the page where it was (on a link it scrolled the page instead); the chooser
+    then opens in `slot`. The page is measured while the chooser is held back: once it
+    comes, the board brings it into sight (a scroll of its own)."""
+    control.focus()
+    control.scroll_into_view_if_needed()
+    assert control.evaluate("el => el.tagName") == "BUTTON"
+    assert page.evaluate("document.documentElement.scrollHeight > innerHeight")
+    held = []  # the chooser's request, held back until the test lets it go
+    page.route("**/elegir/**", lambda route: held.append(route))
+    before = page.evaluate("scrollY")
+
+    page.keyboard.press("Space")
+
+    wait_for(page, lambda: held)
+    page.wait_for_timeout(300)  # a smooth scroll would have moved by now
+    assert page.evaluate("scrollY") == before
+    held[0].continue_()
+    expect(slot).not_to_be_empty()
+
+
+def test_space_on_a_two_tap_box_opens_its_chooser_like_enter(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    page.set_viewport_size({"width": 1280, "height": 700})
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    aiko = card(page, "Aiko")
+
+    space_opens_without_scrolling(
+        page, aiko.get_by_role("button", name="Emoción leve"), aiko.locator(".ask-slot")
+    )
+    expect(aiko.locator(".ask-slot")).to_contain_text("Emoción leve: ¿cuál?")
+    screenshot(page, "board-space-chooser-1280")
+
+
+def test_space_on_curacion_in_more_actions_opens_its_chooser(browser, app_url, table):
+    aiko_pj = table["party"]["Aiko"]
+    services.event_record(
+        campaign=table["campaign"],
+        character=aiko_pj,
+        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+    )
+    page = open_board(browser, app_url, table)
+    page.set_viewport_size({"width": 1280, "height": 700})
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    aiko = card(page, "Aiko")
+    aiko.get_by_text("Más acciones").click()
+    curacion = aiko.get_by_role("button", name="Curación")
+    expect(curacion).to_be_visible()
+    aiko.locator(".ask-slot").scroll_into_view_if_needed()
+
+    screenshot(page, "board-more-actions-1280")
+
+    space_opens_without_scrolling(page, curacion, aiko.locator(".ask-slot"))
+    expect(aiko.get_by_role("button", name="Kenji")).to_be_visible()

@@ -29,3 +29,27 @@ def test_the_rules_read_on_a_phone_without_sideways_scrolling(page, app_url):
     page.locator('.toc a[href="#R23"]').first.click()
     expect(page.locator("#R23")).to_be_in_viewport()
     screenshot(page, "reglas-360")
+
+
+def test_on_a_phone_the_keyboard_reaches_and_scrolls_the_wide_table(page, app_url):
+    page.set_viewport_size({"width": 360, "height": 640})
+    page.goto(app_url + "/reglas/")
+    box = page.get_by_role("region", name="Tabla: Lo básico")
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")  # it does scroll sideways
+
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if box.evaluate("el => el === document.activeElement"):
+            break
+    else:
+        raise AssertionError("Tab never reached the table's box")
+    expect(box).to_be_in_viewport()
+    assert box.evaluate("el => el.scrollLeft") == 0
+    page.keyboard.press("ArrowRight")
+
+    for _ in range(50):  # a smooth scroll takes a moment (wait_for_function: the CSP says no)
+        if box.evaluate("el => el.scrollLeft") > 0:
+            break
+        page.wait_for_timeout(50)
+    assert box.evaluate("el => el.scrollLeft") > 0
+    screenshot(page, "reglas-table-focused-360")

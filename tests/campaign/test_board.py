@@ -303,6 +303,35 @@ def test_the_second_tap_asks_the_emotion_and_its_cause(dj_client, campaign, aiko
     assert state["emotion"]["grave_cause"] == "el oni"
 
 
+def test_every_control_that_acts_is_a_button_none_a_link_posing_as_one(dj_client, campaign, aiko):
+    for grade in ("persistente", "grave"):  # Curación and Cirugía both offered
+        act(dj_client, campaign, aiko, action="suffer", type="heridas", grade=grade)
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    more = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "more"]), headers=HX)
+    more = more.content.decode()
+
+    for html in (board, more):
+        assert 'role="button"' not in html
+        assert not re.search(r"<a\b[^>]*\bhx-(get|post)=", html)
+    ask = reverse("ask", args=["kiso", aiko.pk, "emocion-leve"])
+    box = re.search(rf'<button type="submit" class="box"[^>]*formaction="{ask}"[^>]*>', board)
+    assert box and 'name="grade" value="leve"' in box[0] and f'hx-get="{ask}"' in box[0]
+    assert re.search(r'<form method="get" action="[^"]*/elegir/heal/"[^>]*><button', more)
+
+
+def test_without_javascript_a_box_posts_its_form_on_to_its_choosers_page(dj_client, aiko):
+    url = reverse("ask", args=["kiso", aiko.pk, "emocion-grave"])
+    before = StateEvent.objects.count()
+
+    posted = dj_client.post(url, {"action": "suffer", "grade": "grave", "key": "k1"})
+
+    assert posted.status_code == 302 and posted["Location"] == f"{url}?grade=grave"
+    page = dj_client.get(posted["Location"]).content.decode()
+    assert "<html" in page and 'value="terror"' in page and 'name="cause"' in page
+    assert StateEvent.objects.count() == before
+    assert dj_client.post(reverse("ask", args=["kiso", aiko.pk, "nope"])).status_code == 400
+
+
 def test_more_actions_load_when_opened_and_work_without_javascript(client, dj, campaign, aiko):
     client.force_login(dj)
     url = reverse("ask", args=["kiso", aiko.pk, "more"])
@@ -533,7 +562,7 @@ def test_a_secret_chip_can_be_shown_again(dj_client, campaign, aiko):
     aiko.refresh_from_db()
     assert aiko.secret_names == []
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
-    assert re.search(r'aria-label="Mantener Fobia en secreto">ocultar<', board)
+    assert re.search(r'aria-label="Ocultar Fobia al jugador">ocultar<', board)
     refused = dj_client.post(
         reverse("secret", args=["kiso", aiko.pk]), {"name": "nada", "hide": "1"}, headers=HX
     )

@@ -346,7 +346,7 @@ def test_the_end_of_session_sheets_keep_the_state_at_the_end(client, dj, table, 
 
     assert "Hojas de fin de sesión" in html
     aiko_part = html.split(f'id="carry-{aiko.pk}"')[1].split("</article>")[0]
-    assert "☒ Grave" in aiko_part  # Shock grave (R2), from session 1
+    assert "☒</span> Grave" in aiko_part  # Shock grave (R2), from session 1
     assert aiko_part.count("☒") == 2  # Shock and Afección: not session 2's wound
     assert "Ponzoña azul" in aiko_part and "(secreto)" in aiko_part
 

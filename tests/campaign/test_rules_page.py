@@ -96,9 +96,25 @@ def test_the_served_page_has_no_markup_beyond_what_markdown_makes(client, db):
     assert " style=" not in article and "<script" not in html.split("</head>", 1)[1]
 
 
-def test_a_long_table_scrolls_inside_its_own_wrapper(client, db):
+@pytest.mark.parametrize(
+    ("language", "name"), [("es", "Tabla: Lo básico"), ("en", "Table: The basics")]
+)
+def test_a_long_table_scrolls_inside_its_own_box_a_keyboard_can_reach(client, db, language, name):
+    client.cookies["django_language"] = language
     html = client.get("/reglas/").content.decode()
-    assert '<div class="table-wrap"><table>' in html
+    # Focusable and named after its section, so a keyboard scrolls it and a screen reader
+    # says what it holds.
+    wrap = f'<div class="table-wrap" tabindex="0" role="region" aria-label="{name}"><table>'
+    assert wrap in html
+
+
+def test_each_table_is_named_after_the_heading_above_it_its_name_escaped():
+    page = render_markdown(
+        "# T\n\n## A <b> & c\n\n| x |\n| - |\n| 1 |\n\n### R2 · Dos\n\n| y |\n| - |\n| 2 |\n"
+    )
+    html = str(page.body)
+    assert 'role="region" aria-label="Tabla: A &lt;b&gt; &amp; c"><table>' in html
+    assert 'aria-label="Tabla: R2 · Dos"><table>' in html
 
 
 def test_rule_url_links_to_one_rule():
