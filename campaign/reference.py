@@ -58,14 +58,14 @@ def _slug(title: str) -> str:
 
 def _wrap_table(open_: bool):
     # Long tables scroll inside their own box, so a phone never scrolls the whole page. The
-    # box takes the focus (a keyboard scrolls it with the arrows) and is a region named after
-    # the table (its "table_label", set by _name_tables).
+    # box takes the focus (a keyboard scrolls it with the arrows) and is a region: a section
+    # named after the table (its "table_label", set by _name_tables).
     def render(self, tokens: list[Token], idx: int, options, env) -> str:
         html = self.renderToken(tokens, idx, options, env)
         if not open_:
-            return f"{html}</div>\n"
+            return f"{html}</section>\n"
         label = escape(tokens[idx].meta.get("table_label", ""))
-        return f'<div class="table-wrap" tabindex="0" role="region" aria-label="{label}">{html}'
+        return f'<section class="table-wrap" tabindex="0" aria-label="{label}">{html}'
 
     return render
 

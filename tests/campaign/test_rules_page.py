@@ -91,7 +91,7 @@ def test_the_served_page_has_no_markup_beyond_what_markdown_makes(client, db):
     article = html.split('<article class="reference">', 1)[1].split("</article>", 1)[0]
     tags = set(re.findall(r"<([a-z0-9]+)", article))
     allowed = {"h1", "h2", "h3", "p", "ul", "ol", "li", "a", "em", "strong", "code"}
-    allowed |= {"div", "table", "thead", "tbody", "tr", "th", "td", "nav", "span"}
+    allowed |= {"div", "section", "table", "thead", "tbody", "tr", "th", "td", "nav", "span"}
     assert tags <= allowed
     assert " style=" not in article and "<script" not in html.split("</head>", 1)[1]
 
@@ -104,7 +104,7 @@ def test_a_long_table_scrolls_inside_its_own_box_a_keyboard_can_reach(client, db
     html = client.get("/reglas/").content.decode()
     # Focusable and named after its section, so a keyboard scrolls it and a screen reader
     # says what it holds.
-    wrap = f'<div class="table-wrap" tabindex="0" role="region" aria-label="{name}"><table>'
+    wrap = f'<section class="table-wrap" tabindex="0" aria-label="{name}"><table>'
     assert wrap in html
 
 
@@ -113,7 +113,7 @@ def test_each_table_is_named_after_the_heading_above_it_its_name_escaped():
         "# T\n\n## A <b> & c\n\n| x |\n| - |\n| 1 |\n\n### R2 · Dos\n\n| y |\n| - |\n| 2 |\n"
     )
     html = str(page.body)
-    assert 'role="region" aria-label="Tabla: A &lt;b&gt; &amp; c"><table>' in html
+    assert 'tabindex="0" aria-label="Tabla: A &lt;b&gt; &amp; c"><table>' in html
     assert 'aria-label="Tabla: R2 · Dos"><table>' in html
 
 
