@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
 from .. import selectors
+from ..limits import RECAP_MAX
 from ..live import hub
 from ..models import Campaign, Character, StateEvent
 from ..present import board as present_board
-from ..limits import RECAP_MAX
 from ..present.events import event_summary
 
 TEMPLATE = "campaign/board.html"
