@@ -491,10 +491,10 @@ def changed(campaign_id: int, cursor: int, change: Change | None = None) -> None
 SETTLE = 0.05  # seconds a writer waits, at most, for this process's streams
 
 
-def settle(campaign_id: int, cursor: int, timeout: float = SETTLE) -> None:
+def settle(campaign_id: int, cursor: int, timeout: float = SETTLE) -> bool:
     """From a writer's thread, after its commit: wait until this process's streams of the
     campaign have handled the change at `cursor` (rendered it for their pages), at most
-    `timeout`.
+    `timeout`. True when they have (or there is nothing to wait for), False when it gave up.
 
     The writer then renders its own answer. Both are work for the same processor, and a
     tap's answer is only the tapping page's: the others' pages go first, instead of every
@@ -502,13 +502,13 @@ def settle(campaign_id: int, cursor: int, timeout: float = SETTLE) -> None:
     """
     current = _hub
     if current is None:
-        return
+        return True
     event = threading.Event()
     try:
         current.loop.call_soon_threadsafe(current._settle, campaign_id, cursor, event)
     except RuntimeError:  # the loop has closed
-        return
-    event.wait(timeout)
+        return True
+    return event.wait(timeout)
 
 
 def _wake(campaign_id: int, cursor: int, change: Change | None = None) -> None:

@@ -537,7 +537,7 @@ def test_a_writer_waits_until_every_stream_has_handled_its_change():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_settle_returns_at_once_without_streams_and_within_its_timeout_with_a_slow_one(
+def test_settle_waits_for_no_one_without_streams_and_gives_up_on_a_slow_one(
     campaign, aiko
 ):
     from campaign.live import hub as live_hub
@@ -546,15 +546,13 @@ def test_settle_returns_at_once_without_streams_and_within_its_timeout_with_a_sl
         hub = live_hub.Hub(asyncio.get_running_loop(), tick=0.01)
         live_hub._hub = hub
         try:
-            started = time.monotonic()
-            await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 1.0)
-            alone = time.monotonic() - started
+            # No stream of the campaign: settled, even with no time to wait at all.
+            alone = await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 0)
             stream = hub.follow(campaign.pk, since=0, current=0)
             waiting = asyncio.ensure_future(anext(stream))  # subscribed, never handles 99
-            await asyncio.sleep(0.05)
-            started = time.monotonic()
-            await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 0.2)
-            slow = time.monotonic() - started
+            while campaign.pk not in hub.feeds:  # until the stream has subscribed
+                await asyncio.sleep(0)
+            slow = await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 0.2)
             waiting.cancel()
             await stream.aclose()
             return alone, slow
@@ -564,8 +562,8 @@ def test_settle_returns_at_once_without_streams_and_within_its_timeout_with_a_sl
 
     alone, slow = run(scenario())
 
-    assert alone < 0.1
-    assert 0.19 < slow < 0.5
+    assert alone is True
+    assert slow is False  # it gave up after its timeout (else this test would hang)
 
 
 @pytest.mark.django_db(transaction=True)
