@@ -97,7 +97,9 @@ def test_a_chooser_open_on_a_card_that_changed_elsewhere_recovers(browser, app_u
         character=table["party"]["Aiko"],
         event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
     )
-    page.wait_for_timeout(1500)  # the change reaches the page; the chooser stays open
+    # The page hears of the change (its recent events show it); the chooser stays open.
+    expect(page.locator("#recent")).to_contain_text("Fatiga Leve")
+    expect(ask(page, "Aiko")).to_contain_text("Emoción grave")
     ask(page, "Aiko").get_by_role("button", name="Cancelar").click()
 
     expect(ask(page, "Aiko")).to_be_empty()
@@ -535,7 +537,9 @@ def test_a_clipped_result_line_opens_whole_on_a_tap(browser, app_url, table):
     expect(toast).to_contain_text("Kenji")
     lines = toast.locator(".toast-lines")
     assert lines.evaluate("el => el.scrollWidth > el.clientWidth")  # clipped to its line
-    page.wait_for_timeout(9500)  # the line stays until the next tap (or ×): no fading
+    # The line stays until the next tap (or ×): no fading animation runs on it.
+    assert toast.evaluate("el => getComputedStyle(el).animationName") == "none"
+    assert toast.evaluate("el => el.getAnimations().length") == 0
     expect(toast).to_be_visible()
     assert toast.evaluate("el => getComputedStyle(el).opacity") == "1"
 
