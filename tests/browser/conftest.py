@@ -21,6 +21,11 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test import Client
+from playwright.sync_api import expect
+
+# What a page must come to show, a test waits for up to 30 s: a busy machine slows a test,
+# it never fails it. How fast a page gets there is bench/'s to measure.
+expect.set_options(timeout=30_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or (

@@ -72,7 +72,7 @@ def test_a_second_page_sees_the_change_live_in_place(browser, app_url, table):
     first = open_board(browser, app_url, table)
     second = open_board(browser, app_url, table)
     expect(second.locator("#live-status")).to_be_hidden()
-    expect(second.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(second.locator("#live")).to_have_attribute("data-state", "open")
 
     # The DJ on the second page has a finger on Kenji's card.
     card(second, "Kenji").get_by_role("button", name="Shock leve").focus()
@@ -92,7 +92,7 @@ def test_a_second_page_sees_the_change_live_in_place(browser, app_url, table):
     before = StateEvent.objects.count()
     card(second, "Kenji").get_by_role("button", name="Fatiga leve").click()
     expect(card(second, "Kenji").get_by_text("Fatiga Leve")).to_be_visible()
-    expect(card(first, "Kenji").get_by_text("Fatiga Leve")).to_be_visible(timeout=1000)
+    expect(card(first, "Kenji").get_by_text("Fatiga Leve")).to_be_visible()
     assert StateEvent.objects.count() == before + 1
     assert second.evaluate("window.__noReload") is True
 
@@ -117,7 +117,7 @@ def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
     the tap is newer than that news, yet it only holds Aiko's card, so Kenji's still
     catches up."""
     page = open_board(browser, app_url, table)
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     held = held_posts(page, "**/pj/*/accion/")
 
     card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
@@ -136,7 +136,7 @@ def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
     held[0].continue_()
 
     expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
-    expect(card(page, "Kenji").get_by_text("Fatiga Leve")).to_be_visible(timeout=1000)
+    expect(card(page, "Kenji").get_by_text("Fatiga Leve")).to_be_visible()
     assert page.evaluate("window.__noReload") is True
 
 
@@ -151,7 +151,7 @@ def test_an_event_chosen_to_void_stays_chosen_when_news_arrives(browser, app_url
             event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
         )
     page = open_board(browser, app_url, table)
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     page.get_by_text("Anular un evento…").click()
     choice = page.get_by_label("Evento", exact=True)
     chosen = choice.locator("option").nth(1).get_attribute("value")
@@ -370,7 +370,7 @@ def space_opens_without_scrolling(page, control, slot):
 def test_space_on_a_two_tap_box_opens_its_chooser_like_enter(browser, app_url, table):
     page = open_board(browser, app_url, table)
     page.set_viewport_size({"width": 1280, "height": 700})
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     aiko = card(page, "Aiko")
 
     space_opens_without_scrolling(
@@ -389,7 +389,7 @@ def test_space_on_curacion_in_more_actions_opens_its_chooser(browser, app_url, t
     )
     page = open_board(browser, app_url, table)
     page.set_viewport_size({"width": 1280, "height": 700})
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     aiko = card(page, "Aiko")
     aiko.get_by_text("Más acciones").click()
     curacion = aiko.get_by_role("button", name="Curación")

@@ -33,7 +33,7 @@ def open_board(browser, app_url, table, *, width=1280, javascript=True):
     page = context.new_page()
     page.goto(table["url"])
     if javascript:
-        expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
     return page
 
 

@@ -54,7 +54,7 @@ def board_page(browser, table, width=1280):
     log_in(context, table["base"], table["dj"])
     page = context.new_page()
     page.goto(f"{table['base']}/c/kiso/")
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     return page
 
 
@@ -77,7 +77,7 @@ def start_fight(page):
     expect(page.locator(".fight-row").first).to_contain_text("Kenji")
     screenshot(page, "fight-order-1280")
     page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
-    expect(page.locator("#fight")).to_contain_text("Turno de Kenji", timeout=5000)
+    expect(page.locator("#fight")).to_contain_text("Turno de Kenji")
 
 
 def now_is(page, round_, name):
@@ -114,10 +114,10 @@ def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
     expect(sheet.locator(".sheet-turn")).to_contain_text("Turno de Kenji · te toca después de Oni")
 
     pass_turn(page, "Turno de Oni")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("te toca a continuación", timeout=2000)
+    expect(sheet.locator(".sheet-turn")).to_contain_text("te toca a continuación")
     # Aiko's turn: the one her Shock leve takes; she loses it.
     pass_turn(page, "Aiko no puede actuar: pierde el turno")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("Tu turno: no puedes actuar", timeout=2000)
+    expect(sheet.locator(".sheet-turn")).to_contain_text("Tu turno: no puedes actuar")
     screenshot(sheet, "fight-sheet-360")
     pass_turn(page, "Turno de Bandido")
     expect(card(page, "Aiko").locator(".badge-danger")).to_have_count(0)
@@ -270,7 +270,7 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     banner = first.locator(".messages .message-success")
     expect(banner).to_contain_text("turno de Kenji")
     # The start reloaded the board: its stream must be open again to hear the step.
-    expect(first.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(first.locator("#live")).to_have_attribute("data-state", "open")
 
     services.event_record(  # another tab's step, heard live
         campaign=table["campaign"],
@@ -284,6 +284,6 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     expect(banner).to_contain_text("El orden de turnos ha cambiado")
     # A reload again: before its scripts run, a tap is a plain form post (whose answer is a
     # new page with its own banner), so the step waits for the page to be live.
-    expect(first.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(first.locator("#live")).to_have_attribute("data-state", "open")
     pass_turn(first, "Oni")  # the DJ's own next step
     expect(banner).to_have_count(0)

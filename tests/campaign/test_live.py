@@ -537,9 +537,7 @@ def test_a_writer_waits_until_every_stream_has_handled_its_change():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_settle_waits_for_no_one_without_streams_and_gives_up_on_a_slow_one(
-    campaign, aiko
-):
+def test_settle_waits_for_no_one_without_streams_and_gives_up_on_a_slow_one(campaign, aiko):
     from campaign.live import hub as live_hub
 
     async def scenario():
