@@ -185,3 +185,13 @@ def screenshot(page, name: str) -> None:
     """Save a full-page screenshot for a person to look at (never compared by tests)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def heard(page, campaign) -> None:
+    """Wait until `page` has heard of every change of `campaign` so far (its #live cursor),
+    so a test can then check what the news did not change, with no clock involved."""
+    campaign.refresh_from_db(fields=["change_cursor"])
+    page.wait_for_function(
+        "(at) => Number(document.getElementById('live').dataset.cursor) >= at",
+        arg=campaign.change_cursor,
+    )

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import StateEvent
-from tests.browser.conftest import log_in, screenshot
+from tests.browser.conftest import heard, log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 
@@ -223,7 +223,7 @@ def test_a_rule_error_is_shown_on_the_card_and_nothing_is_recorded(browser, app_
     aiko.get_by_role("button", name="Kenji").click()  # before or after its news: either way
 
     expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("Este PJ ya fue tratado")
-    page.wait_for_timeout(1500)  # the news of that treatment does not wipe the refusal
+    heard(page, table["campaign"])  # the news of that treatment does not wipe the refusal
     expect(card(page, "Aiko").get_by_role("alert")).to_contain_text("Este PJ ya fue tratado")
     assert StateEvent.objects.count() == before
 

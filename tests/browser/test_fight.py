@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign import selectors, services
-from tests.browser.conftest import log_in, screenshot
+from tests.browser.conftest import heard, log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 740}
@@ -226,7 +226,7 @@ def test_a_pass_from_a_tab_that_saw_another_turn_is_refused_in_words_that_stay(b
     now_is(second, 1, "Oni")  # the refusal brings the turn as it is, news or not
     second.evaluate("window.releaseNews()")
     now_is(second, 1, "Oni")
-    second.wait_for_timeout(500)
+    heard(second, table["campaign"])
     expect(error).to_contain_text("El turno ya ha pasado mientras tanto")
     assert selectors.fight_now(campaign=table["campaign"]).current == 1  # passed once
 
