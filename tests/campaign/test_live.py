@@ -544,8 +544,8 @@ def test_settle_waits_for_no_one_without_streams_and_gives_up_on_a_slow_one(camp
         hub = live_hub.Hub(asyncio.get_running_loop(), tick=0.01)
         live_hub._hub = hub
         try:
-            # No stream of the campaign: settled, even with no time to wait at all.
-            alone = await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 0)
+            # No stream of the campaign: settled (as soon as the hub's loop has looked).
+            alone = await asyncio.to_thread(live_hub.settle, campaign.pk, 99, 30)
             stream = hub.follow(campaign.pk, since=0, current=0)
             waiting = asyncio.ensure_future(anext(stream))  # subscribed, never handles 99
             while campaign.pk not in hub.feeds:  # until the stream has subscribed
