@@ -31,8 +31,11 @@ Loopback only; a fixed number of sockets (the streams, one write per DJ at a tim
 wait has a deadline; the servers and the cluster are stopped on exit. Knobs: TAPS (20),
 SECONDS (60) and TABLES (5) for the soak; `--only taps` or `--only soak` runs one part.
 Every stream asks for gzip, as every browser does, and inflates what it reads as it comes;
-GZIP=0 reads them plain (the streams as they were before compression, to compare). Each
-tap line also reports the server's CPU time over its taps.
+GZIP=0 reads them plain (the streams as they were before compression, to compare), and
+GZIP=half has the soak's streams half and half (of each PJ's five devices three gzipped and
+two plain; the boards in turn), so both kinds are measured in the same run, under the same
+load on the machine. Each tap line also reports the server's CPU time over its taps; the
+soak also reports the bytes each `change` message took on the wire, and inflated.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ from _server import server_env, start_server, stop  # noqa: E402
 PJ = 8
 TAPS = int(os.environ.get("TAPS", "20"))
 SECONDS = int(os.environ.get("SECONDS", "60"))
-GZIP = os.environ.get("GZIP", "1") != "0"  # the streams ask for gzip, as browsers do
+GZIP_MODE = os.environ.get("GZIP", "1")  # "1" every stream, "0" none, "half" (the soak)
+GZIP = GZIP_MODE != "0"  # the streams ask for gzip, as browsers do
 DEADLINE = 3.0  # seconds for one tap to reach every sheet; later is a miss
 PACE = 0.3  # seconds between taps: a table's pace, not back to back
 RSS_TARGET_MB = 200.0
@@ -168,14 +172,18 @@ class Sheet:
     Its `error` says why the stream failed or ended before it was closed; `odd` names the
     messages a table in play should never get (e.g. `reopen`)."""
 
-    def __init__(self, pj: dict, campaign: int, cursor: int) -> None:
+    def __init__(self, pj: dict, campaign: int, cursor: int, gzip: bool = GZIP) -> None:
         self.pj = pj
+        self.gzip = gzip  # it asks for gzip
         self.campaign = campaign
         self.path = "/en-vivo/?" + urlencode({"since": f"{campaign}:{cursor}"})
         self.heard: list[Heard] = []
         self.odd: list[str] = []
         self.ready = asyncio.Event()
         self.error: str | None = None
+        # Body bytes after `hello`: as they came (gzipped or not), and inflated.
+        self.wire = 0
+        self.inflated = 0
 
     async def run(self, port: int) -> None:
         try:
@@ -192,7 +200,7 @@ class Sheet:
             (
                 f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.pj['cookie']}\r\n"
                 "Accept: text/event-stream\r\n"
-                + ("Accept-Encoding: gzip, deflate\r\n" if GZIP else "")
+                + ("Accept-Encoding: gzip, deflate\r\n" if self.gzip else "")
                 + "\r\n"
             ).encode()
         )
@@ -202,7 +210,7 @@ class Sheet:
                 raise RuntimeError(head.split(b"\r\n", 1)[0].decode())
             chunked = b"transfer-encoding: chunked" in head.lower()
             gzipped = b"content-encoding: gzip" in head.lower()
-            if GZIP != gzipped:
+            if self.gzip != gzipped:
                 raise RuntimeError(f"the stream came {'gzipped' if gzipped else 'plain'}")
             inflate = zlib.decompressobj(wbits=31)
             raw, body = b"", b""
@@ -214,7 +222,11 @@ class Sheet:
                 if chunked:
                     raw += chunk
                     chunk, raw = _unchunk(raw)
-                body += inflate.decompress(chunk) if gzipped else chunk
+                plain = inflate.decompress(chunk) if gzipped else chunk
+                if self.ready.is_set():
+                    self.wire += len(chunk)
+                    self.inflated += len(plain)
+                body += plain
                 while b"\n\n" in body:
                     block, body = body.split(b"\n\n", 1)
                     self._apply(block.decode(), own)
@@ -583,8 +595,21 @@ def wait_serving(pids: list[int], port: int, timeout: float = 30.0) -> None:
 
 async def soak(port: int, tables: list[dict], devices: list, pids: list[int]) -> dict:
     """The DJs write RATE events/s each for SECONDS; what each stream heard, checked."""
-    sheets = [Sheet(device, table["campaign"], table["cursor"]) for table, device in devices]
-    boards = [Sheet({"pk": None, "cookie": t["dj"]}, t["campaign"], t["cursor"]) for t in tables]
+    half = GZIP_MODE == "half"
+
+    def asks_gzip(n: int) -> bool:
+        return n % 2 == 0 if half else GZIP
+
+    # Devices go round the tables, then round each table's PJ: n // (TABLES * PJ) is the
+    # device's number among its PJ's five.
+    sheets = [
+        Sheet(device, table["campaign"], table["cursor"], asks_gzip(n // (TABLES * PJ)))
+        for n, (table, device) in enumerate(devices)
+    ]
+    boards = [
+        Sheet({"pk": None, "cookie": t["dj"]}, t["campaign"], t["cursor"], asks_gzip(n))
+        for n, t in enumerate(tables)
+    ]
     streams = sheets + boards
     tasks = [asyncio.create_task(s.run(port)) for s in streams]
     djs = [Dj(port, table) for table in tables]
@@ -621,18 +646,24 @@ async def soak(port: int, tables: list[dict], devices: list, pids: list[int]) ->
     finally:
         await close(tasks)
     pks = {t["campaign"]: {pj["pk"] for pj in t["pj"]} for t in tables}
-    checked = {
-        "sheets": [check(s, written[s.campaign], pks[s.campaign]) for s in sheets],
-        "boards": [check(s, written[s.campaign], pks[s.campaign]) for s in boards],
-    }
-    figures = {
-        kind: {
+
+    def sum_up(group: list[Sheet]) -> dict:
+        found = [check(s, written[s.campaign], pks[s.campaign]) for s in group]
+        return {
             "delays": [d for c in found for d in c["delays"]],
             "missed": sum(c["missed"] for c in found),
             "leaked": sum(c["leaked"] for c in found),
+            "heard": sum(len(s.heard) for s in group),
+            "wire": sum(s.wire for s in group),
+            "inflated": sum(s.inflated for s in group),
         }
-        for kind, found in checked.items()
-    }
+
+    figures = {"sheets": sum_up(sheets), "boards": sum_up(boards)}
+    if half:  # each kind's gzipped and plain streams apart too
+        for kind, group in (("sheets", sheets), ("boards", boards)):
+            for gzipped in (True, False):
+                name = f"{kind}, {'gzipped' if gzipped else 'plain'}"
+                figures[name] = sum_up([s for s in group if s.gzip == gzipped])
     return {
         **figures,
         "writes": [len(dj.writes) for dj in djs],
@@ -731,6 +762,9 @@ def soak_lines(env: dict, label: str) -> bool:
     good_rss = max(figures["rss_peak"]) <= RSS_TARGET_MB
     writes = sum(figures["writes"])
 
+    def per(seen: dict, key: str) -> str:
+        return f"{seen[key] / seen['heard']:,.0f}" if seen["heard"] else "-"
+
     def ms(values: list[float]) -> str:
         return (
             f"median {statistics.median(values) * 1000:.0f} ms, p95 {p95(values) * 1000:.0f} "
@@ -750,12 +784,21 @@ def soak_lines(env: dict, label: str) -> bool:
     )
     for error in (figures["errors"] + figures["lost"] + figures["odd"])[:5]:
         print(f"{label}:   e.g. {error}")
-    for name, seen in (("sheets", sheets), ("DJ boards", boards)):
+    groups = [("sheets", sheets), ("DJ boards", boards)]
+    if GZIP_MODE == "half":
+        groups += [
+            (name.replace("boards", "DJ boards"), figures[name])
+            for name in figures
+            if name.startswith(("sheets, ", "boards, "))
+        ]
+    for name, seen in groups:
         late = sum(delay > DEADLINE for delay in seen["delays"])
         print(
             f"{label}: {name}: {len(seen['delays'])} deliveries ({late} later than "
             f"{DEADLINE:g} s), missed {seen['missed']}, heard what they may not "
-            f"{seen['leaked']} times; tap to stream {ms(seen['delays'])}"
+            f"{seen['leaked']} times; tap to stream {ms(seen['delays'])}; "
+            f"{seen['heard']} messages, on the wire {per(seen, 'wire')} B each "
+            f"({per(seen, 'inflated')} B inflated)"
         )
     print(f"{label}: the DJs' own answers {ms(figures['answered'])} {'OK' if good else 'MISSED'}")
     print(

@@ -9,14 +9,17 @@ board's live refresh (`refrescar`).
 Reported without a target: a live `change` message for 1 and for 8 cards, as the DJ's
 stream carries it (the cards and panels rendered), plain and gzipped, both first on a
 fresh stream and after other messages (the stream keeps one compressor, whose window holds
-what came before); and the CPU time of gzip per page and per message.
+what came before); the CPU time of gzip per page and per message; and the memory each
+stream's compressor holds.
 
 Sizes are of the body (the headers are the same either way but for `Content-Encoding`).
 Pages go through Django's test client in this process, through the whole middleware chain.
-The stream's messages are compressed with Django's own compress_sequence, the function
-GZipMiddleware wraps a streaming answer in (a chunk per message, each flushed with
-Z_SYNC_FLUSH); that they also arrive one by one through uvicorn is a test's
-(tests/campaign/test_live_server.py). The database is a throwaway SQLite file.
+The stream's messages are compressed with the stream's own compressor
+(campaign.middleware.stream_compressor, what gzip_events runs: a chunk per message, each
+flushed with Z_SYNC_FLUSH), beside Django's compress_sequence (what GZipMiddleware would
+wrap the stream in: a GzipFile per stream) for comparison; that they also arrive one by
+one through uvicorn is a test's (tests/campaign/test_live_server.py). The database is a
+throwaway SQLite file.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import io
 import statistics
 import sys
 import time
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,11 +43,13 @@ from django.utils.text import compress_sequence, compress_string
 from campaign.live import parts
 from campaign.live.views import _event
 from campaign.management.commands.demo import DEMO_SLUG
+from campaign.middleware import stream_compressor
 
 RATIO = 3.0  # each page at least this many times smaller gzipped
 GZIP = {"Accept-Encoding": "gzip, deflate"}
 HX = {"HX-Request": "true"}
 RUNS = 200
+STREAMS = 200  # compressors held at once to measure the memory of one
 
 
 def cpu_ms(work, runs: int = RUNS) -> float:
@@ -87,11 +93,40 @@ def change_message(campaign, pks: list[int], cursor: int) -> str:
     return _event("change", data, id=f"{campaign.pk}:{cursor}")
 
 
+def flushed(compressor, message: bytes) -> bytes:
+    """One message through a stream's compressor, flushed: what the stream sends for it."""
+    return compressor.compress(message) + compressor.flush(zlib.Z_SYNC_FLUSH)
+
+
 def stream_bytes(messages: list[str]) -> list[int]:
-    """The bytes each message takes in one gzipped stream (after the gzip header)."""
-    chunks = list(compress_sequence([m.encode() for m in messages], max_random_bytes=100))
-    # The header, a chunk per message, then the trailer.
-    return [len(c) for c in chunks[1 : 1 + len(messages)]]
+    """The bytes each message takes in one gzipped stream (its first chunk carries the
+    10-byte gzip header)."""
+    compressor = stream_compressor()
+    return [len(flushed(compressor, m.encode())) for m in messages]
+
+
+def rss_kib() -> int:
+    status = Path("/proc/self/status").read_text()
+    return next(int(line.split()[1]) for line in status.splitlines() if line[:6] == "VmRSS:")
+
+
+def memory_per_stream(messages: list[bytes]) -> tuple[float, float]:
+    """The resident KiB one stream's compressor holds once `messages` went through it: the
+    stream's own, then Django's GzipFile (both kept, so neither reuses the other's memory)."""
+    ours, djangos = [], []
+    before = rss_kib()
+    for _ in range(STREAMS):
+        compressor = stream_compressor()
+        for message in messages:
+            flushed(compressor, message)
+        ours.append(compressor)
+    middle = rss_kib()
+    for _ in range(STREAMS):
+        sequence = compress_sequence(iter(messages), max_random_bytes=100)
+        for _ in range(len(messages) + 1):  # its header, then a chunk per message
+            next(sequence)
+        djangos.append(sequence)
+    return (middle - before) / STREAMS, (rss_kib() - middle) / STREAMS
 
 
 def main() -> int:
@@ -153,22 +188,34 @@ def main() -> int:
         print(f"{name:<24} {plain:>9,} {packed:>9,} {plain / packed:>5.1f}x")
 
     def in_stream(message: bytes, runs: int = RUNS) -> float:
-        """CPU ms of one message through a stream's compressor (write, flush) after the
-        same message (the window warm: the stream's usual case, a card much as it was)."""
+        """CPU ms of one message through a stream's compressor after the same message
+        (the window warm: the stream's usual case, a card much as it was)."""
+        compressor = stream_compressor()
+        flushed(compressor, message)  # the window is warm from here on
+        return cpu_ms(lambda: flushed(compressor, message), runs=runs)
+
+    def in_django_stream(message: bytes, runs: int = RUNS) -> float:
+        """The same through Django's compress_sequence (a GzipFile: write, flush)."""
         compressor = compress_sequence(iter([message] * (runs + 1)), max_random_bytes=100)
         next(compressor)  # the header
-        next(compressor)  # the first message: the window is warm from here on
+        next(compressor)  # the first message
         return cpu_ms(lambda: next(compressor), runs=runs)
 
     def fresh(message: bytes) -> float:
         """CPU ms of one message as the first of a stream (the compressor made for it)."""
-        return cpu_ms(lambda: list(compress_sequence([message], max_random_bytes=100)))
+        return cpu_ms(lambda: flushed(stream_compressor(), message))
 
     for name, message in (("1 card", one.encode()), ("8 cards", eight.encode())):
         print(
             f"gzip CPU per message and stream, {name}: {in_stream(message):.3f} ms in a "
-            f"stream, {fresh(message):.3f} ms first on a fresh stream"
+            f"stream ({in_django_stream(message):.3f} ms through Django's GzipFile), "
+            f"{fresh(message):.3f} ms first on a fresh stream"
         )
+    ours, django = memory_per_stream([m.encode() for m in (hello, eight, one, eight, one)])
+    print(
+        f"memory per stream's compressor, {STREAMS} held: {ours:.0f} KiB "
+        f"(Django's GzipFile: {django:.0f} KiB)"
+    )
     print("OK" if ok else "MISSED A TARGET")
     return 0 if ok else 1
 

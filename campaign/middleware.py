@@ -1,16 +1,19 @@
 """Middleware: compressed answers; Spanish first for the UI language; a chain that stays in
 one thread; late taps refused; the app's own page for an address opened the wrong way."""
 
-from collections.abc import Callable
+import zlib
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from functools import wraps
+from typing import cast
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.middleware.gzip import GZipMiddleware
+from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.middleware.locale import LocaleMiddleware
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from . import deadline
@@ -22,9 +25,10 @@ class CompressionMiddleware(GZipMiddleware):
     200 bytes) and ones already encoded pass as they are.
 
     Gzip, not brotli: browsers offer brotli only over HTTPS, and a table's own server is
-    plain HTTP on its Wi-Fi; gzip needs no extra package, and Django's streaming gzip
-    flushes after every chunk (GzipFile.flush, zlib's Z_SYNC_FLUSH), so each Server-Sent
-    Event still reaches the page at once (tests/campaign/test_live_server.py).
+    plain HTTP on its Wi-Fi; gzip needs no extra package. The live stream goes through
+    `gzip_events` (one compressor per stream, flushed with Z_SYNC_FLUSH after every
+    message), so each Server-Sent Event still reaches the page at once
+    (tests/campaign/test_live_server.py, tests/browser/test_live.py).
 
     BREACH (a compression-length oracle on a secret sent next to an attacker's text)
     does not reach what these pages hold: the CSRF token in every form is masked anew for
@@ -32,11 +36,13 @@ class CompressionMiddleware(GZipMiddleware):
     answers carry the same bytes of it to guess at, and the live parts carry no token at
     all; the session cookie is SameSite=Lax, so another site cannot have the browser fetch
     logged-in pages in the background (only a top-level navigation carries it); and each
-    gzip header holds a random file name of random length (GZipMiddleware's
-    max_random_bytes, Django's "Heal the BREACH"), so sizes do not line up. The one page
-    with secrets that are not masked (the players page: invitation codes and links, a
-    password link) is left uncompressed all the same (`uncompressed`): it is small, rare,
-    and a DJ's. Reasoning in docs/hosting.md (Compression).
+    gzip header of a page holds a random file name of random length (GZipMiddleware's
+    max_random_bytes, Django's "Heal the BREACH"), so sizes do not line up. (The stream's
+    header has no such name: it would pad the first chunk only, each message going as a
+    chunk of its own size; and its messages hold no secret.) The one page with secrets
+    that are not masked (the players page: invitation codes and links, a password link)
+    is left uncompressed all the same (`uncompressed`): it is small, rare, and a DJ's.
+    Reasoning in docs/hosting.md (Compression).
     """
 
     def process_response(
@@ -44,11 +50,50 @@ class CompressionMiddleware(GZipMiddleware):
     ) -> HttpResponseBase:
         if getattr(response, "uncompressed", False):
             return response
-        if not settings.LIVE_GZIP and response.get("Content-Type", "").startswith(
-            "text/event-stream"
-        ):
-            return response  # a busy server's choice: CPU before bytes (docs/hosting.md)
+        if response.get("Content-Type", "").startswith("text/event-stream"):
+            if not settings.LIVE_GZIP:
+                return response  # an operator's choice (docs/hosting.md)
+            if isinstance(response, StreamingHttpResponse) and response.is_async:
+                return _gzip_stream(request, response)
         return super().process_response(request, response)
+
+
+# The live stream's compressor: zlib's default level and window (32 KiB, so a message can
+# point back into the one before: a card much as it was costs a few hundred bytes), and a
+# smaller hash table than the default memLevel 8: the same bytes and CPU for these
+# messages, about 150 KiB of memory per stream instead of 230 (docs/benchmarks.md).
+STREAM_LEVEL = 6
+STREAM_MEM_LEVEL = 5
+
+
+def stream_compressor():
+    """A live stream's compressor: one gzip member (header, deflate, trailer)."""
+    return zlib.compressobj(STREAM_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS, STREAM_MEM_LEVEL)
+
+
+async def gzip_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[bytes]:
+    """One gzip member for a whole stream, a chunk out for each chunk in: each message is
+    flushed (Z_SYNC_FLUSH) as it comes, so it inflates whole on arrival, and the window
+    keeps what the messages before it held. The trailer goes when the stream ends."""
+    deflate = stream_compressor()
+    async for chunk in chunks:
+        yield deflate.compress(chunk) + deflate.flush(zlib.Z_SYNC_FLUSH)
+    yield deflate.flush()
+
+
+def _gzip_stream(request: HttpRequest, response: StreamingHttpResponse) -> StreamingHttpResponse:
+    """The live stream through `gzip_events` when the browser asks for gzip; as
+    GZipMiddleware does for a streaming answer, but without its GzipFile per stream."""
+    if response.has_header("Content-Encoding"):
+        return response
+    patch_vary_headers(response, ("Accept-Encoding",))
+    if not re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        return response
+    content = cast(AsyncIterator[bytes], response.streaming_content)  # is_async: checked
+    response.streaming_content = gzip_events(content)
+    del response.headers["Content-Length"]
+    response.headers["Content-Encoding"] = "gzip"
+    return response
 
 
 def uncompressed[V: Callable[..., HttpResponse]](view: V) -> V:

@@ -1,9 +1,12 @@
 """Compressed answers (campaign.middleware.CompressionMiddleware): gzip when the browser asks,
-plain otherwise, `Vary: Accept-Encoding` either way. The live stream's compression, flushed
-per message, is checked on a real server in test_live_server.py."""
+plain otherwise, `Vary: Accept-Encoding` either way. The live stream's compressor
+(gzip_events) is checked here message by message; on a real server in test_live_server.py,
+and in Chromium in tests/browser/test_live.py."""
 
+import asyncio
 import gzip
 import re
+import zlib
 
 import pytest
 from django.http import HttpResponse
@@ -135,22 +138,82 @@ def test_what_keeps_breach_away_holds(settings, dj_client, campaign, aiko):
     assert len(tokens[0]) == len(tokens[1]) == 1 and tokens[0] != tokens[1]
 
 
-@pytest.mark.parametrize("live_gzip", [True, False])
-def test_live_gzip_decides_whether_the_stream_is_gzipped(settings, rf, live_gzip):
+CARD = "".join(f"<i>{n * 7919 % 10007}</i>" for n in range(400)).encode()  # a card's HTML
+MESSAGES = [
+    b"retry: 1000\n\n",
+    b'event: hello\ndata: {"now":1}\n\n',
+    b'id: 3:7\nevent: change\ndata: {"parts":{"card:1":"' + CARD + b'"}}\n\n',
+    b'id: 3:8\nevent: change\ndata: {"parts":{"card:1":"' + CARD + b'"}}\n\n',
+    b'event: ping\ndata: {"now":2}\n\n',
+]
+
+
+def events(messages=MESSAGES):
+    async def produce():
+        for message in messages:
+            yield message
+
+    return produce()
+
+
+def chunks_of(stream) -> list[bytes]:
+    """What an async streaming answer (or a bare async iterator) sends, chunk by chunk."""
+
+    async def read():
+        return [chunk async for chunk in stream]
+
+    return asyncio.run(read())
+
+
+def stream_through_middleware(rf, headers):
     from django.http import StreamingHttpResponse
 
     from campaign.middleware import CompressionMiddleware
 
-    async def events():
-        yield b"retry: 1000\n\n"
+    stream = StreamingHttpResponse(events(), content_type="text/event-stream")
+    return CompressionMiddleware(lambda request: stream)(rf.get("/en-vivo/", headers=headers))
+
+
+def test_each_message_of_a_gzipped_stream_inflates_whole_as_it_comes():
+    from campaign.middleware import gzip_events
+
+    chunks = chunks_of(gzip_events(events()))
+    inflate = zlib.decompressobj(wbits=31)
+
+    # One chunk per message, then the trailer: nothing waits in the compressor for more.
+    assert len(chunks) == len(MESSAGES) + 1
+    assert [inflate.decompress(chunk) for chunk in chunks[:-1]] == MESSAGES
+    # Each compressor keeps its window: a card as it was costs a fraction of its first time.
+    assert len(chunks[3]) * 10 < len(chunks[2]) < len(MESSAGES[2]) / 2
+    # The stream that ends is one whole gzip member (its trailer checks what it held).
+    assert gzip.decompress(b"".join(chunks)) == b"".join(MESSAGES)
+
+
+def test_the_stream_asked_for_gzip_goes_through_gzip_events(settings, rf):
+    settings.LIVE_GZIP = True
+    packed = stream_through_middleware(rf, GZIP)
+    plain = stream_through_middleware(rf, {})
+
+    assert packed["Content-Encoding"] == "gzip" and not packed.has_header("Content-Length")
+    assert "accept-encoding" in vary(packed) and "accept-encoding" in vary(plain)
+    inflate = zlib.decompressobj(wbits=31)
+    assert [inflate.decompress(chunk) for chunk in chunks_of(packed)][:-1] == MESSAGES
+    assert "Content-Encoding" not in plain and chunks_of(plain) == MESSAGES
+
+
+@pytest.mark.parametrize("live_gzip", [True, False])
+def test_live_gzip_decides_whether_the_stream_is_gzipped(settings, rf, live_gzip):
+    from campaign.middleware import CompressionMiddleware
 
     settings.LIVE_GZIP = live_gzip
-    stream = StreamingHttpResponse(events(), content_type="text/event-stream")
     page = HttpResponse("<p>" + "Aiko " * 100 + "</p>")
-    middleware = CompressionMiddleware(lambda request: stream)
-    answered = middleware(rf.get("/en-vivo/", headers=GZIP))
+    answered = stream_through_middleware(rf, GZIP)
     middleware = CompressionMiddleware(lambda request: page)
     other = middleware(rf.get("/", headers=GZIP))
+    sent = b"".join(chunks_of(answered))
 
     assert answered.get("Content-Encoding") == ("gzip" if live_gzip else None)
+    assert (gzip.decompress(sent) if live_gzip else sent) == b"".join(MESSAGES)
     assert other["Content-Encoding"] == "gzip"  # pages are gzipped whatever LIVE_GZIP says
+    # A page's gzip header still names a random file (Django's "Heal the BREACH").
+    assert other.content[3] & gzip.FNAME
