@@ -1,0 +1,251 @@
+"""The board from the keyboard, and a tap that keeps the page where it was: found by a
+playtester at the table with a keyboard and a phone. Focus stays on the control that was
+used, a chooser takes the focus and gives it back, the focus ring is not the active box's
+mark, a long result line opens from the keyboard and a secret chip's button says what it
+does."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.turn_order import Slot
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj, especificos=True)
+    party = {
+        name: CharacterFactory(
+            campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 3}
+        )
+        for name in ("Aiko", "Kenji", "Mei")
+    }
+    return {"dj": dj, "campaign": campaign, "party": party, "url": f"{app_url}/c/kiso/"}
+
+
+def record(table, name, **event):
+    return services.event_record(
+        campaign=table["campaign"], character=table["party"][name], event=event
+    )
+
+
+def open_board(browser, app_url, table, *, width=1280, height=900):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="es-ES")
+    log_in(context, app_url, table["dj"])
+    page = context.new_page()
+    page.goto(table["url"])
+    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+# Nothing of the board's own is on its way or settling: no request out, no swap settling,
+# no "Más acciones" left to load.
+QUIET = """() => !document.querySelector(
+  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, details.more[open] .more-slot > a'
+)"""
+
+
+def quiet(page):
+    page.wait_for_function(QUIET)
+
+
+def open_more(page, name):
+    more = card(page, name).locator("details.more")
+    more.locator("summary").click()
+    expect(more.locator(".more-actions")).to_be_visible()
+
+
+# -- 1. a tap with "Más acciones" open leaves the page where it was ----------------------
+
+
+@pytest.mark.parametrize(
+    ("control", "done"),
+    [
+        (("button", "Fatiga leve"), "Fatiga Leve"),
+        (("button", "Reposar"), "+1 min (reposo en calma)"),
+        (("button", "Curación"), "Curación: ¿quién la aplica?"),
+    ],
+)
+@pytest.mark.parametrize("width", [360, 1280])
+def test_a_tap_with_more_actions_open_leaves_the_page_where_it_was(
+    browser, app_url, table, width, control, done
+):
+    record(table, "Aiko", kind="suffer", type="heridas", grade="leve")  # Curación is offered
+    page = open_board(browser, app_url, table, width=width, height=740)
+    open_more(page, "Aiko")
+    aiko = card(page, "Aiko")
+    tapped = aiko.get_by_role(control[0], name=control[1], exact=True)
+    tapped.evaluate("el => el.scrollIntoView({block: 'center'})")
+    quiet(page)
+    before = page.evaluate("scrollY")
+
+    tapped.click()
+
+    expect(page.locator("main")).to_contain_text(done)
+    quiet(page)
+    expect(aiko.locator("details.more")).to_have_attribute("open", "")
+    if control[1] == "Curación":  # its chooser is brought into sight: a scroll of its own
+        expect(aiko.locator(".ask")).to_be_in_viewport()
+    else:
+        expect(aiko.get_by_role(control[0], name=control[1], exact=True)).to_be_in_viewport()
+        assert abs(page.evaluate("scrollY") - before) < 40, (before, page.evaluate("scrollY"))
+    screenshot(page, f"keyboard-more-open-tap-{width}")
+
+
+# -- 2. a chooser opens in sight with the focus in it, and gives the focus back -----------
+
+
+def below_the_bar(page, locator):
+    """`locator` is whole in the window, below the clock bar where that stays at the top."""
+    box = locator.bounding_box()
+    bar = page.evaluate(
+        """() => {
+          const bar = document.getElementById("clockbar");
+          const sticky = getComputedStyle(bar).position === "sticky";
+          return sticky ? bar.getBoundingClientRect().bottom : 0;
+        }"""
+    )
+    assert box["y"] >= bar - 1, (box, bar)
+    assert box["y"] < page.viewport_size["height"], box
+
+
+def focus_in(locator):
+    return locator.evaluate("el => el.contains(document.activeElement)")
+
+
+@pytest.mark.parametrize("key", ["Space", "Enter", "click"])
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_chooser_takes_the_focus_in_sight_and_gives_it_back(browser, app_url, table, width, key):
+    for grade in ("leve", "grave"):  # a tall card: its lower boxes far below its top
+        record(table, "Kenji", kind="suffer", type="heridas", grade=grade)
+        record(table, "Kenji", kind="suffer", type="fatiga", grade=grade)
+    page = open_board(browser, app_url, table, width=width, height=600)
+    kenji = card(page, "Kenji")
+    box = kenji.get_by_role("button", name="Afección leve")
+    box.evaluate("el => el.scrollIntoView({block: 'end'})")  # the box at the window's foot
+    quiet(page)
+
+    box.click() if key == "click" else (box.focus(), page.keyboard.press(key))
+
+    chooser = kenji.locator(".ask")
+    expect(chooser).to_contain_text("¿qué enfermedad o veneno?")
+    quiet(page)
+    below_the_bar(page, chooser)
+    assert focus_in(chooser)
+    expect(chooser.get_by_role("button").first).to_be_focused()
+    screenshot(page, f"keyboard-chooser-{width}-{key}")
+
+    page.keyboard.press("Escape")
+    expect(kenji.locator(".ask-slot")).to_be_empty()
+    expect(box).to_be_focused()
+    expect(box).to_be_in_viewport()
+
+
+def test_curacion_s_chooser_takes_the_focus_and_cancel_gives_it_back(browser, app_url, table):
+    record(table, "Aiko", kind="suffer", type="heridas", grade="grave")
+    page = open_board(browser, app_url, table, width=1280, height=600)
+    open_more(page, "Aiko")
+    aiko = card(page, "Aiko")
+    curacion = aiko.get_by_role("button", name="Curación")
+    curacion.focus()
+    quiet(page)
+
+    page.keyboard.press("Enter")
+
+    chooser = aiko.locator(".ask")
+    expect(chooser).to_contain_text("Curación: ¿quién la aplica?")
+    quiet(page)
+    below_the_bar(page, chooser)
+    expect(chooser.get_by_role("button", name="Kenji")).to_be_focused()
+    page.keyboard.press("Tab")
+    assert focus_in(chooser)  # Tab goes on through the chooser, not away from it
+
+    chooser.get_by_role("button", name="Cancelar").click()
+    expect(aiko.locator(".ask-slot")).to_be_empty()
+    expect(curacion).to_be_focused()
+    expect(curacion).to_be_in_viewport()
+
+
+# -- 3. after a tap, the focus is where it was --------------------------------------------
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_focus_stays_on_the_box_after_a_keyboard_tap(browser, app_url, table, width):
+    page = open_board(browser, app_url, table, width=width)
+    aiko = card(page, "Aiko")
+    box = aiko.get_by_role("button", name="Fatiga leve")
+    box.focus()
+
+    page.keyboard.press("Space")
+
+    expect(aiko.get_by_text("Fatiga Leve", exact=True)).to_be_visible()
+    quiet(page)
+    expect(box).to_be_focused()
+    before = page.evaluate("scrollY")
+    page.keyboard.press("Space")  # on the box again: the next grade, no page scroll
+    expect(aiko.get_by_text("Fatiga Grave", exact=True)).to_be_visible()
+    quiet(page)
+    expect(aiko.get_by_role("button", name="Fatiga leve")).to_be_focused()
+    assert abs(page.evaluate("scrollY") - before) < 40
+
+
+def test_a_choice_gives_the_focus_back_to_the_box_that_asked(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+    aiko.get_by_role("button", name="Emoción leve").focus()
+    page.keyboard.press("Space")
+    miedo = aiko.locator(".ask").get_by_role("button", name="miedo")
+    expect(miedo).to_be_focused()
+
+    page.keyboard.press("Space")
+
+    expect(aiko.get_by_text("Emoción Leve: miedo")).to_be_visible()
+    quiet(page)
+    expect(aiko.get_by_role("button", name="Emoción leve")).to_be_focused()
+
+
+def test_a_tap_in_more_actions_keeps_the_focus_there(browser, app_url, table):
+    page = open_board(browser, app_url, table)
+    open_more(page, "Aiko")
+    aiko = card(page, "Aiko")
+    aiko.get_by_role("button", name="Reposar").focus()
+
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#toasts")).to_contain_text("+1 min (reposo en calma)")
+    quiet(page)
+    expect(aiko.get_by_role("button", name="Reposar")).to_be_focused()
+
+
+def test_the_turn_buttons_hand_the_focus_to_the_new_turn(browser, app_url, table):
+    party = table["party"]
+    services.fight_start(
+        campaign=table["campaign"],
+        order=[Slot(pj=party["Aiko"].pk), Slot(pj=party["Kenji"].pk), Slot(pj=party["Mei"].pk)],
+    )
+    page = open_board(browser, app_url, table)
+    bar = page.locator("#clockbar")
+    bar.get_by_role("button", name="Fin del turno de Aiko").focus()
+
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#fight")).to_contain_text("Turno de Kenji")
+    quiet(page)
+    expect(bar.get_by_role("button", name="Fin del turno de Kenji")).to_be_focused()
+
+    # The card's own turn button: the focus goes to the next turn's card.
+    card(page, "Kenji").get_by_role("button", name="Fin de turno → Mei").focus()
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#fight")).to_contain_text("Turno de Mei")
+    quiet(page)
+    expect(card(page, "Mei").get_by_role("button", name=re.compile("Fin de turno"))).to_be_focused()
