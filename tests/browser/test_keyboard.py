@@ -249,3 +249,91 @@ def test_the_turn_buttons_hand_the_focus_to_the_new_turn(browser, app_url, table
     expect(page.locator("#fight")).to_contain_text("Turno de Mei")
     quiet(page)
     expect(card(page, "Mei").get_by_role("button", name=re.compile("Fin de turno"))).to_be_focused()
+
+
+# -- 4. the focus ring is not the active box's mark ---------------------------------------
+
+GOLD = "rgb(242, 193, 78)"
+
+# The focused element's ring: its outline, its shadow, and how each stands out (contrast
+# ratio) against the background it is drawn on (the first opaque one of its ancestors).
+RING = """() => {
+  const el = document.activeElement;
+  const style = getComputedStyle(el);
+  const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const c = [r, g, b].map((v) => v / 255)
+      .map((v) => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  let back = el.parentElement, bg = [255, 255, 255];
+  while (back) {
+    const c = rgb(getComputedStyle(back).backgroundColor);
+    if (c.length === 3 || (c.length === 4 && c[3] > 0.9)) { bg = c.slice(0, 3); break; }
+    back = back.parentElement;
+  }
+  return {
+    name: el.getAttribute("aria-label") || el.textContent.trim().slice(0, 30),
+    visible: el.matches(":focus-visible"),
+    outline: style.outlineStyle, width: parseFloat(style.outlineWidth), color: style.outlineColor,
+    offset: parseFloat(style.outlineOffset), shadow: style.boxShadow,
+    contrast: Math.max(
+      ratio(rgb(style.outlineColor), bg),
+      style.boxShadow.includes("255, 255, 255") ? ratio([255, 255, 255], bg) : 0,
+    ),
+  };
+}"""
+
+
+def tab_rings(page, stops):
+    """The ring of each of the next `stops` controls the Tab key reaches."""
+    rings = []
+    for _ in range(stops):
+        page.keyboard.press("Tab")
+        rings.append(page.evaluate(RING))
+    return rings
+
+
+def test_the_focus_ring_is_not_the_active_boxs_mark(browser, app_url, table):
+    record(table, "Aiko", kind="suffer", type="fatiga", grade="leve")
+    page = open_board(browser, app_url, table)
+    aiko = card(page, "Aiko")
+    active = aiko.get_by_role("button", name="Fatiga leve")
+    before = aiko.get_by_role("button", name="Heridas persistente")
+    assert GOLD in active.evaluate("el => getComputedStyle(el).boxShadow")  # the active mark
+
+    before.focus()
+    page.keyboard.press("Tab")  # from the keyboard, onto the active box
+    expect(active).to_be_focused()
+    on_active = page.evaluate(RING)
+    page.keyboard.press("Shift+Tab")
+    on_other = page.evaluate(RING)
+    screenshot(page, "keyboard-focus-ring-1280")
+
+    for ring in (on_active, on_other):
+        assert ring["visible"] and ring["outline"] == "solid" and ring["width"] >= 3, ring
+        assert ring["color"] != GOLD and ring["offset"] >= 2, ring
+        assert ring["contrast"] >= 3, ring
+    assert GOLD in on_active["shadow"]  # still marked active, the focus round it
+    assert GOLD not in on_other["shadow"]  # focused, not active: no gold
+    # Off the box, its mark alone.
+    assert active.evaluate("el => getComputedStyle(el).outlineStyle") == "none"
+
+
+@pytest.mark.parametrize("where", ["board", "sheet"])
+def test_every_focus_ring_stands_out_on_its_background(browser, app_url, table, where):
+    record(table, "Aiko", kind="suffer", type="heridas", grade="grave")  # a check to roll
+    page = open_board(browser, app_url, table)
+    if where == "sheet":
+        page.goto(f"{table['url']}pj/{table['party']['Aiko'].pk}/hoja/")
+    rings = [r for r in tab_rings(page, 30) if r["visible"]]
+
+    assert rings
+    for ring in rings:
+        assert ring["outline"] != "none" and ring["color"] != GOLD, ring
+        assert ring["contrast"] >= 3, ring
+    screenshot(page, f"keyboard-focus-{where}-1280")
