@@ -56,6 +56,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       if (isCard) { updateCard(old, part, false); } else { patch(old, part); }
       htmx.process(old);
     });
+    fitToast();
   }
 
   // -- a card anew, changed in place -----------------------------------------------------
@@ -359,11 +360,12 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   // -- clicks ----------------------------------------------------------------------
   board.addEventListener("click", (event) => {
     let el = event.target.closest("[data-close-ask], [data-dismiss], [data-help]");
-    // The result line, clipped to the clock bar's last line: a tap on it opens it whole
-    // over the cards, and another closes it (its links and × keep their own work).
+    // The result line, clipped to the clock bar's last line: a tap on it or on its "see
+    // all" opens it whole over the cards, and another closes it (its links and × keep
+    // their own work).
     const line = !el && event.target.closest(".clockbar [data-toast]");
-    if (line && !event.target.closest("a, button")) {
-      line.classList.toggle("is-open");
+    if (line && (event.target.closest("[data-toast-more]") || !event.target.closest("a, button"))) {
+      openToast(line, !line.classList.contains("is-open"));
       return;
     }
     if (!el) return;
@@ -375,6 +377,40 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     } else {
       openHelp();
     }
+  });
+
+  // -- the result line: its "see all" shows where it is clipped; its links cut off are out
+  // of the Tab order until it opens (they are read whole by a screen reader all the same).
+  function fitToast() {
+    const toast = board.querySelector(".clockbar [data-toast]");
+    if (!toast) return;
+    const open = toast.classList.contains("is-open");
+    const lines = [...toast.querySelectorAll(".toast-head, .toast-lines")];
+    const more = toast.querySelector("[data-toast-more]");
+    if (more) {
+      more.hidden = false; // its room taken first: what is clipped is measured beside it
+      more.hidden = !open && !lines.some((line) => { return line.scrollWidth > line.clientWidth + 1; });
+      more.setAttribute("aria-expanded", String(open));
+    }
+    toast.querySelectorAll("a[href]").forEach((link) => {
+      const line = link.closest(".toast-head, .toast-lines");
+      const room = line && line.getBoundingClientRect();
+      const rect = link.getBoundingClientRect();
+      // The ellipsis takes the last em or so of the line.
+      const cut = !open && room && (rect.right > room.right - 16 || rect.bottom > room.bottom + 1);
+      if (cut) link.tabIndex = -1;
+      else link.removeAttribute("tabindex");
+    });
+  }
+  function openToast(toast, open) {
+    toast.classList.toggle("is-open", open);
+    fitToast();
+  }
+  fitToast();
+  window.addEventListener("resize", fitToast);
+  document.body.addEventListener("htmx:oobAfterSwap", (event) => {
+    const target = event.detail.target;
+    if (target && (target.id === "clockbar" || target.id === "toasts")) fitToast();
   });
 
   // -- the second-tap choosers: one open at a time on the board, in sight ----------------
@@ -500,6 +536,14 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       }
       const open = board.querySelector(".ask-slot > *");
       if (open) { closeAsk(open.closest(".ask-slot")); return; }
+      const toast = board.querySelector(".clockbar [data-toast].is-open");
+      if (toast) {
+        const inside = toast.contains(document.activeElement);
+        openToast(toast, false);
+        const more = toast.querySelector("[data-toast-more]");
+        if (inside && more) more.focus();
+        return;
+      }
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;

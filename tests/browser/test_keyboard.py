@@ -337,3 +337,50 @@ def test_every_focus_ring_stands_out_on_its_background(browser, app_url, table, 
         assert ring["outline"] != "none" and ring["color"] != GOLD, ring
         assert ring["contrast"] >= 3, ring
     screenshot(page, f"keyboard-focus-{where}-1280")
+
+
+# -- 5. a clipped result line opens from the keyboard --------------------------------------
+
+# Each link of the result line: whether the Tab key reaches it, and whether it is in sight
+# (not in the part its line clips).
+LINKS = """toast => [...toast.querySelectorAll("a[href]")].map((link) => {
+  const line = link.closest(".toast-head, .toast-lines").getBoundingClientRect();
+  const rect = link.getBoundingClientRect();
+  return {
+    text: link.textContent,
+    tabbable: link.tabIndex >= 0,
+    shown: rect.right <= line.right && rect.bottom <= line.bottom + 1,
+  };
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_clipped_result_line_opens_from_the_keyboard(browser, app_url, table, width):
+    for name in ("Aiko", "Kenji", "Mei"):  # a day raises checks for each: a long trail
+        record(table, name, kind="suffer", type="heridas", grade="grave")
+    page = open_board(browser, app_url, table, width=width)
+    page.locator("#clockbar").get_by_role("button", name="+1 día").click()
+    toast = page.locator("#toasts .toast")
+    expect(toast).to_contain_text("Mei")
+    more = toast.get_by_role("button", name="ver todo")
+    expect(more).to_be_visible()
+    expect(more).to_have_attribute("aria-expanded", "false")
+    links = toast.evaluate(LINKS)
+    assert any(not link["shown"] for link in links), links  # the line is clipped
+    # Collapsed, the Tab key reaches no link it hides.
+    assert all(link["shown"] for link in links if link["tabbable"]), links
+
+    more.focus()
+    page.keyboard.press("Enter")
+
+    expect(toast).to_have_class(re.compile(r"\bis-open\b"))
+    expect(more).to_have_attribute("aria-expanded", "true")
+    assert all(link["tabbable"] for link in toast.evaluate(LINKS))
+    page.keyboard.press("Tab")  # from "ver todo" on into the line's links
+    assert toast.evaluate("el => el.contains(document.activeElement)")
+    expect(page.locator(":focus")).to_have_attribute("href", re.compile(r"/reglas/"))
+    screenshot(page, f"keyboard-toast-open-{width}")
+    page.keyboard.press("Escape")
+    expect(toast).not_to_have_class(re.compile(r"\bis-open\b"))
+    expect(more).to_be_focused()
+    expect(more).to_have_attribute("aria-expanded", "false")
