@@ -384,3 +384,36 @@ def test_a_clipped_result_line_opens_from_the_keyboard(browser, app_url, table, 
     expect(toast).not_to_have_class(re.compile(r"\bis-open\b"))
     expect(more).to_be_focused()
     expect(more).to_have_attribute("aria-expanded", "false")
+
+
+# -- 6. a secret chip's button says what it does, beside the chip's name -------------------
+
+
+def same_line(a, b):
+    """The boxes `a` and `b` share a line: each one's middle is within the other's height."""
+    middle = b["y"] + b["height"] / 2
+    return a["y"] <= middle <= a["y"] + a["height"]
+
+
+@pytest.mark.parametrize("width", [1024, 360])
+def test_a_secret_chips_button_says_it_hides_from_the_player(browser, app_url, table, width):
+    record(table, "Mei", kind="suffer", type="afeccion", grade="leve", source="veneno somnífero")
+    page = open_board(browser, app_url, table, width=width)
+    mei = card(page, "Mei")
+    chip = mei.locator(".chip").filter(has_text="Veneno somnífero")
+    hide = chip.get_by_role("button", name="Ocultar al jugador: Veneno somnífero")
+    expect(hide).to_have_text("ocultar al jugador")  # the name starts with what it shows
+    assert hide.get_attribute("title") == "Ocultar al jugador: Veneno somnífero"
+
+    hide.click()
+
+    show = card(page, "Mei").get_by_role("button", name="Mostrar al jugador: Veneno somnífero")
+    expect(show).to_have_text("mostrar al jugador")
+    assert show.get_attribute("title") == "Mostrar al jugador: Veneno somnífero"
+    chip = card(page, "Mei").locator(".chip").filter(has_text="Veneno somnífero")
+    name, box = chip.locator(".chip-name").bounding_box(), show.bounding_box()
+    assert same_line(name, box) and same_line(box, name), (name, box)  # together
+    bounds = card(page, "Mei").bounding_box()
+    assert box["x"] + box["width"] <= bounds["x"] + bounds["width"], (box, bounds)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, f"keyboard-secret-chip-{width}")
