@@ -470,6 +470,13 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const target = event.detail.target;
     if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
     reveal(target);
+  });
+  // The focus goes in once htmx has wired the chooser's form (at its settle): a key pressed
+  // sooner would post the form as a plain page.
+  document.body.addEventListener("htmx:afterSettle", (event) => {
+    const target = event.detail.target;
+    if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
+    if (target.contains(document.activeElement)) return;
     const title = target.querySelector(".ask-title");
     const first = target.querySelector("[autofocus]")
       || [...target.querySelectorAll(".ask-choices button, .ask-choices input")].find(shown);

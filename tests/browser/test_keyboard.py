@@ -48,9 +48,10 @@ def card(page, name):
 
 
 # Nothing of the board's own is on its way or settling: no request out, no swap settling,
-# no "Más acciones" left to load.
+# no "Más acciones" left to load or on its way.
 QUIET = """() => !document.querySelector(
-  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, details.more[open] .more-slot > a'
+  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, .more-slot[aria-busy],'
+  + ' details.more[open] .more-slot > a'
 )"""
 
 
