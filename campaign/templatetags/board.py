@@ -133,8 +133,8 @@ def chip_item(context, chip, shows_effect: bool = False) -> str:
     # The name and its buttons on one line (the name wraps, never the buttons away from it);
     # the effect under them. The buttons' own titles say what they do, not the chip's effect.
     return format_html(
-        '<li class="chip{}" title="{}"><span class="chip-line"><span class="chip-text">'
-        '<span class="chip-name">{}</span>{}</span>{}</span>{}</li>',
+        '<li class="chip{}" title="{}"><div class="chip-line"><span class="chip-text">'
+        '<span class="chip-name">{}</span>{}</span>{}</div>{}</li>',
         " is-secret" if chip.secret else "",
         chip.effect,
         chip.label,
