@@ -85,17 +85,17 @@ class Chip:
     def remove_label(self) -> str:
         return _("Remove %(name)s") % {"name": self.label}
 
-    # Each name starts with the word its button shows (secret_word), so a voice command
-    # that says that word reaches it (WCAG 2.5.3).
+    # Each name starts with the words its button shows (secret_word), so a voice command
+    # that says them reaches it (WCAG 2.5.3).
     @property
     def secret_label(self) -> str:
         if self.secret:
-            return _("Show %(name)s to the player") % {"name": self.label}
-        return _("Hide %(name)s from the player") % {"name": self.label}
+            return _("Show to the player: %(name)s") % {"name": self.label}
+        return _("Hide from the player: %(name)s") % {"name": self.label}
 
     @property
     def secret_word(self) -> str:
-        return _("show") if self.secret else _("hide")
+        return _("show to the player") if self.secret else _("hide from the player")
 
 
 @dataclass

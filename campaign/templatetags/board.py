@@ -106,16 +106,19 @@ def chip_item(context, chip, shows_effect: bool = False) -> str:
             '{}<input type="hidden" name="action" value="special">'
             '<input type="hidden" name="on" value="0">'
             '<input type="hidden" name="name" value="{}">'
-            '<button type="submit" class="chip-button" aria-label="{}">×</button></form>'
+            '<button type="submit" class="chip-button" aria-label="{}" title="{}">×</button>'
+            "</form>"
             '<form method="post" action="{}" hx-post="{}" hx-target="{}" hx-swap="outerHTML">'
             '{}<input type="hidden" name="name" value="{}">'
             '<input type="hidden" name="hide" value="{}">'
-            '<button type="submit" class="chip-button" aria-label="{}">{}</button></form>',
+            '<button type="submit" class="chip-button chip-secret-button" aria-label="{}" '
+            'title="{}">{}</button></form>',
             act_url,
             act_url,
             target,
             fields,
             chip.name,
+            chip.remove_label,
             chip.remove_label,
             secret_url,
             secret_url,
@@ -124,16 +127,20 @@ def chip_item(context, chip, shows_effect: bool = False) -> str:
             chip.name,
             "0" if chip.secret else "1",
             chip.secret_label,
+            chip.secret_label,
             chip.secret_word,
         )
+    # The name and its buttons on one line (the name wraps, never the buttons away from it);
+    # the effect under them. The buttons' own titles say what they do, not the chip's effect.
     return format_html(
-        '<li class="chip{}" title="{}"><span class="chip-name">{}</span>{}{}{}</li>',
+        '<li class="chip{}" title="{}"><div class="chip-line"><span class="chip-text">'
+        '<span class="chip-name">{}</span>{}</span>{}</div>{}</li>',
         " is-secret" if chip.secret else "",
         chip.effect,
         chip.label,
         secret,
-        effect,
         forms,
+        effect,
     )
 
 

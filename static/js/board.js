@@ -53,92 +53,219 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
       const isCard = old.classList.contains("pj-card");
       if (isCard && old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
-      // "More actions" open with its forms loaded: that card is replaced (the forms are
-      // asked again), keeping it open and the focus in it.
-      if (isCard && old.querySelector("details.more[open]")) {
-        beforeCardSwap(old);
-        old.replaceWith(part);
-        htmx.process(part);
-        afterCardSwap(part);
-        return;
-      }
-      patch(old, part);
+      if (isCard) { updateCard(old, part, false); } else { patch(old, part); }
       htmx.process(old);
     });
+    fitToast();
   }
 
-  // A card with a second-tap form open is not replaced under the DJ's finger: it is
-  // refreshed when that form closes. Otherwise "More actions" stays open and the focus
-  // stays in the card across the swap.
-  const kept = {};
-  function beforeCardSwap(card) {
-    kept[card.id] = {
-      open: !!card.querySelector("details.more[open]"),
-      focus: card.contains(document.activeElement),
-    };
+  // -- a card anew, changed in place -----------------------------------------------------
+  // Every new rendering of a card, this page's own answer or live news, changes the card
+  // on the page in place (live/morph.js) rather than replacing it: the control the DJ
+  // used keeps the focus, the page does not move under the finger (a replaced card let
+  // the browser's scroll anchoring jump the page at phone width), and an open "More
+  // actions" stays open with its forms, asked again once the card is new. `own`: this
+  // page's answer, which ends the words a tap left on the card (live news keeps them).
+  function updateCard(old, fresh, own) {
+    if (own) old.querySelectorAll("[data-keep]").forEach((node) => { node.remove(); });
+    const more = old.querySelector("details.more[open] .more-slot");
+    const freshMore = fresh.querySelector(".more-slot");
+    const loaded = more && more.querySelector(".more-actions");
+    if (loaded && freshMore) freshMore.replaceChildren(...more.cloneNode(true).childNodes);
+    patch(old, fresh);
+    if (loaded) loadMore(old.querySelector(".more-slot"));
   }
-  function afterCardSwap(card) {
-    const was = kept[card.id];
-    delete kept[card.id];
-    if (!was) return;
-    const more = card.querySelector("details.more");
-    if (more && was.open) more.open = true;
-    if (was.focus) card.focus({ preventScroll: true });
-  }
+  // htmx's answers for a card (its own forms, the card's refresh) and for the whole list of
+  // cards are changed in place too: htmx swaps only their out-of-band parts (swap "none"),
+  // and the card or the list is patched here, as htmx would have swapped it.
+  const morphs = new WeakMap(); // the request's xhr -> the target to patch
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    const target = event.detail.target;
+    const post = ((event.detail.requestConfig || {}).verb || "") === "post";
+    const list = target && target.id === "cards" && post; // not the list asked anew (refresh)
+    if (!event.detail.shouldSwap || !target || !(list || target.classList.contains("pj-card"))) return;
+    morphs.set(event.detail.xhr, target);
+    event.detail.swapOverride = "none";
+  });
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    const target = morphs.get(event.detail.xhr);
+    if (!target || target !== event.detail.target) return;
+    morphs.delete(event.detail.xhr);
+    const answer = document.createElement("template");
+    answer.innerHTML = event.detail.xhr.response;
+    const fresh = [...answer.content.children].filter((el) => { return !el.hasAttribute("hx-swap-oob"); });
+    if (target.id === "cards") {
+      const list = target.cloneNode(false);
+      list.append(...fresh);
+      // Each card that stays is changed on its own; the list then finds it as it is.
+      [...list.children].forEach((part) => {
+        const old = part.id && document.getElementById(part.id);
+        if (!old || old.parentElement !== target) return;
+        if (old.querySelector(".ask-slot > *")) old.dataset.stale = "1";
+        else updateCard(old, part, true);
+        part.replaceWith(old.cloneNode(true));
+      });
+      patch(target, list);
+    } else {
+      const card = fresh.find((el) => { return el.id === target.id; });
+      if (card) updateCard(target, card, true);
+    }
+    htmx.process(target);
+  });
+  // A card that comes beside another answer (out of band): in place as well. One with a
+  // second-tap form open is not changed under the DJ's finger: it is refreshed when that
+  // form closes.
   document.body.addEventListener("htmx:oobBeforeSwap", (event) => {
-    let target = event.detail.target;
-    if (!target) return;
-    if (target.id === "clockbar") {
-      typing = menuState(target); // the time the DJ is typing in "Other time…" stays
-    } else if (target.classList && target.classList.contains("pj-card")) {
-      if (target.querySelector(".ask-slot > *")) {
-        event.detail.shouldSwap = false;
-        target.dataset.stale = "1";
-      } else {
-        beforeCardSwap(target);
-      }
+    const target = event.detail.target;
+    if (!target || !target.classList || !target.classList.contains("pj-card")) return;
+    event.detail.shouldSwap = false;
+    if (target.querySelector(".ask-slot > *")) { target.dataset.stale = "1"; return; }
+    const fresh = event.detail.fragment && event.detail.fragment.firstElementChild;
+    if (!fresh) return;
+    fresh.removeAttribute("hx-swap-oob");
+    updateCard(target, fresh, true);
+    htmx.process(target);
+  });
+  document.body.addEventListener("htmx:oobBeforeSwap", (event) => {
+    if (event.detail.target && event.detail.target.id === "clockbar") {
+      typing = menuState(event.detail.target); // the time the DJ is typing in "Other time…" stays
     }
   });
   document.body.addEventListener("htmx:oobAfterSwap", (event) => {
-    let target = event.detail.target;
+    const target = event.detail.target;
     if (target && target.id === "clockbar" && typing) {
       restoreMenu(document.getElementById("clockbar"), typing);
       typing = null;
     }
-    if (target && target.id && target.id.indexOf("pj-") === 0) {
-      let card = document.getElementById(target.id);
-      if (card) afterCardSwap(card);
-    }
-  });
-  document.body.addEventListener("htmx:beforeSwap", (event) => {
-    let target = event.detail.target;
-    if (target && target.classList && target.classList.contains("pj-card")) beforeCardSwap(target);
-  });
-  document.body.addEventListener("htmx:afterSwap", (event) => {
-    let target = event.detail.target;
-    let card = target && target.id ? document.getElementById(target.id) : null;
-    if (card && card.classList.contains("pj-card")) afterCardSwap(card);
   });
 
-  // -- a tap keeps its card where it was on the screen -------------------------------------
-  // Replacing the card under the finger (and the clock bar's new toast above it) let the
-  // browser's scroll anchoring jump the page at phone width, often to its bottom: after
-  // the answer settles, the page scrolls back by however far the tapped card moved.
-  let anchor = null;
-  document.body.addEventListener("htmx:beforeRequest", (event) => {
+  // -- "More actions": its forms are asked for when it opens (the link is the page of them
+  // without JavaScript), and again, changed in place, each time its card is new. The slot
+  // is aria-busy while they are on their way.
+  function loadMore(slot) {
+    const url = slot && slot.dataset.more;
+    if (!url) return;
+    slot.setAttribute("aria-busy", "true");
+    fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store" })
+      .then((response) => { return response.ok ? response.text() : null; })
+      .then((html) => {
+        if (html === null || !slot.isConnected) return;
+        const fresh = slot.cloneNode(false);
+        fresh.innerHTML = html;
+        if (slot.querySelector(".more-actions")) {
+          patch(slot, fresh);
+        } else {
+          slot.replaceChildren(...fresh.childNodes);
+        }
+        htmx.process(slot);
+      })
+      .catch(() => { /* the link stays: the page of the actions */ })
+      .finally(() => { slot.removeAttribute("aria-busy"); });
+  }
+  board.addEventListener("toggle", (event) => {
+    const more = event.target;
+    if (!more.matches || !more.matches("details.more") || !more.open) return;
+    const slot = more.querySelector(".more-slot");
+    if (slot && slot.querySelector("a[href]") && !slot.hasAttribute("aria-busy")) loadMore(slot);
+  }, true);
+
+  // -- the focus stays on the control the DJ used -----------------------------------------
+  // A control is found again in its new rendering by what it is (its box, its name and
+  // value, its shortcut), not by the node: the node may be new. Where it went (a check
+  // rolled), the focus goes to its card; after the turn passes, to the new turn's button.
+  const MARKS = ["data-shortcut-type", "data-shortcut-grade", "data-shortcut", "data-turn-end",
+    "data-roll", "data-close-ask", "data-dismiss", "name", "value"];
+  function describe(el) {
+    if (!el || !el.closest || el === document.body || !board.contains(el)) return null;
+    const scope = el.closest("article.pj-card, #clockbar, #cards, #board");
+    let selector = el.tagName.toLowerCase();
+    if (el.tagName === "SUMMARY" && el.parentElement.classList.length) {
+      selector = `details.${CSS.escape(el.parentElement.classList[0])} > summary`;
+    }
+    MARKS.forEach((name) => {
+      if (el.hasAttribute(name)) selector += `[${name}="${CSS.escape(el.getAttribute(name))}"]`;
+    });
+    const index = [...scope.querySelectorAll(selector)].indexOf(el);
+    const turn = el.matches("[data-turn-end], [data-shortcut='p']") && !!board.querySelector("#fight .fight-head");
+    return { scope: scope.id, selector, index, turn };
+  }
+  function shown(el) { return !!el && !el.disabled && el.getClientRects().length > 0; }
+  // `exact`: that very one, else none (not the first of its kind).
+  function locate(desc, exact) {
+    const scope = desc && document.getElementById(desc.scope);
+    if (!scope) return null;
+    const all = [...scope.querySelectorAll(desc.selector)].filter(shown);
+    return all[desc.index] || (exact ? null : all[0]) || null;
+  }
+  function inView(el) {
+    const rect = el.getBoundingClientRect();
+    return rect.bottom > barBottom() && rect.top < window.innerHeight;
+  }
+  // The focus lost with its control's rendering goes back to it (or where `desc` says).
+  function refocus(desc) {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    let el = locate(desc);
+    if (!el && desc.turn) {
+      el = [board.querySelector(".pj-card.is-turn [data-turn-end]"), board.querySelector('[data-shortcut="p"]')]
+        .find(shown) || null;
+    }
+    const card = document.getElementById(desc.scope);
+    if (!el && card && card.matches("article.pj-card")) el = card;
+    if (!el) return;
+    el.focus({ preventScroll: true });
+    if (!inView(el)) el.scrollIntoView({ block: "nearest" });
+  }
+  // Taken before each answer is swapped in, given back once it has settled (in a chooser:
+  // to the control that opened it).
+  const focusWas = new WeakMap(); // the request's xhr -> where the focus was
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    const active = document.activeElement;
+    const slot = active && active.closest ? active.closest(".ask-slot") : null;
+    const desc = slot && openers[slot.id] ? openers[slot.id].desc : describe(active);
+    if (desc && event.detail.xhr) focusWas.set(event.detail.xhr, desc);
+  });
+  document.body.addEventListener("htmx:afterSettle", (event) => {
+    const desc = focusWas.get(event.detail.xhr);
+    if (desc) { focusWas.delete(event.detail.xhr); refocus(desc); }
+  });
+
+  // -- a tap keeps its control where it was on the screen ---------------------------------
+  // After the answer, the page scrolls by however far the tapped control moved (its card's
+  // top, if the control went): the clock bar's new line above it, or a card that grew,
+  // never moves it from under the finger. A chooser opening is brought into sight instead.
+  const places = new WeakMap(); // the request's xhr -> where its control was
+  function control(event) {
     const elt = event.detail.elt;
-    const card = elt && elt.closest ? elt.closest("article.pj-card") : null;
-    anchor = card ? { id: card.id, top: card.getBoundingClientRect().top } : null;
+    if (!elt || !elt.closest) return null;
+    if (elt.tagName !== "FORM") return elt;
+    const trigger = (event.detail.requestConfig || {}).triggeringEvent;
+    if (trigger && trigger.submitter) return trigger.submitter;
+    const active = document.activeElement;
+    return elt.contains(active) ? active : elt.querySelector("button") || elt;
+  }
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    const target = event.detail.target, xhr = event.detail.xhr;
+    if (!xhr || !target || (target.classList && target.classList.contains("ask-slot"))) return;
+    const el = control(event);
+    const card = el && el.closest("article.pj-card");
+    if (!card) return;
+    places.set(xhr, {
+      desc: describe(el), top: el.getBoundingClientRect().top,
+      card: card.id, cardTop: card.getBoundingClientRect().top,
+    });
   });
-  document.body.addEventListener("htmx:afterSettle", () => {
-    if (!anchor) return;
-    const card = document.getElementById(anchor.id);
-    if (card) window.scrollBy(0, card.getBoundingClientRect().top - anchor.top);
-  });
-  document.body.addEventListener("htmx:afterRequest", () => {
-    const was = anchor;
-    setTimeout(() => { if (anchor === was) anchor = null; }, 1000);
-  });
+  function holdPlace(event) {
+    const was = places.get(event.detail.xhr);
+    if (!was) return;
+    const el = locate(was.desc, true);
+    const card = document.getElementById(was.card);
+    const moved = el ? el.getBoundingClientRect().top - was.top
+      : card ? card.getBoundingClientRect().top - was.cardTop : 0;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  }
+  document.body.addEventListener("htmx:afterSwap", holdPlace);
+  document.body.addEventListener("htmx:afterSettle", holdPlace);
 
   // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
   function keepClearOfBar() {
@@ -155,16 +282,6 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     });
   }
   keepClearOfBar();
-
-  // -- "More actions": its forms are asked for when it opens (the link is the page of them
-  // without JavaScript), again each time its card is new.
-  board.addEventListener("toggle", (event) => {
-    const more = event.target;
-    if (!more.matches || !more.matches("details.more") || !more.open) return;
-    const slot = more.querySelector(".more-slot");
-    const link = slot && slot.querySelector("a[href]");
-    if (link) htmx.ajax("GET", link.getAttribute("href"), { target: slot, swap: "innerHTML" });
-  }, true);
 
   // -- "Other time…": an open menu keeps what is typed in it across the clock bar's swap,
   // closes once its time is sent, on Escape and on a click elsewhere.
@@ -243,11 +360,12 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   // -- clicks ----------------------------------------------------------------------
   board.addEventListener("click", (event) => {
     let el = event.target.closest("[data-close-ask], [data-dismiss], [data-help]");
-    // The result line, clipped to the clock bar's last line: a tap on it opens it whole
-    // over the cards, and another closes it (its links and × keep their own work).
+    // The result line, clipped to the clock bar's last line: a tap on it or on its "see
+    // all" opens it whole over the cards, and another closes it (its links and × keep
+    // their own work).
     const line = !el && event.target.closest(".clockbar [data-toast]");
-    if (line && !event.target.closest("a, button")) {
-      line.classList.toggle("is-open");
+    if (line && (event.target.closest("[data-toast-more]") || !event.target.closest("a, button"))) {
+      openToast(line, !line.classList.contains("is-open"));
       return;
     }
     if (!el) return;
@@ -261,10 +379,57 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     }
   });
 
+  // -- the result line: its "see all" shows where it is clipped; its links cut off are out
+  // of the Tab order until it opens (they are read whole by a screen reader all the same).
+  function fitToast() {
+    const toast = board.querySelector(".clockbar [data-toast]");
+    if (!toast) return;
+    const open = toast.classList.contains("is-open");
+    const lines = [...toast.querySelectorAll(".toast-head, .toast-lines")];
+    const more = toast.querySelector("[data-toast-more]");
+    if (more) {
+      more.hidden = false; // its room taken first: what is clipped is measured beside it
+      more.hidden = !open && !lines.some((line) => { return line.scrollWidth > line.clientWidth + 1; });
+      more.setAttribute("aria-expanded", String(open));
+    }
+    toast.querySelectorAll("a[href]").forEach((link) => {
+      const line = link.closest(".toast-head, .toast-lines");
+      const room = line && line.getBoundingClientRect();
+      const rect = link.getBoundingClientRect();
+      // The ellipsis takes the last em or so of the line.
+      const cut = !open && room && (rect.right > room.right - 16 || rect.bottom > room.bottom + 1);
+      if (cut) link.tabIndex = -1;
+      else link.removeAttribute("tabindex");
+    });
+  }
+  function openToast(toast, open) {
+    toast.classList.toggle("is-open", open);
+    fitToast();
+  }
+  fitToast();
+  window.addEventListener("resize", fitToast);
+  document.body.addEventListener("htmx:oobAfterSwap", (event) => {
+    const target = event.detail.target;
+    if (target && (target.id === "clockbar" || target.id === "toasts")) fitToast();
+  });
+
   // -- the second-tap choosers: one open at a time on the board, in sight ----------------
+  // A chooser opened (by a click, Space, Enter or a shortcut) is brought into sight below
+  // the clock bar and takes the focus: its own first field or choice. Closed (Cancel,
+  // Escape), it gives the focus back to the control that opened it, and a choice's answer
+  // does too (above: refocus). openers: the ask slot's id -> that control.
+  const openers = {};
   function closeAsk(slot) {
     if (!slot) return;
+    const active = document.activeElement;
+    const had = !active || active === document.body || slot.contains(active);
     slot.innerHTML = "";
+    const opener = openers[slot.id];
+    delete openers[slot.id];
+    if (had && opener) {
+      const el = opener.el.isConnected ? opener.el : locate(opener.desc);
+      if (el) { el.focus({ preventScroll: true }); if (!inView(el)) el.scrollIntoView({ block: "nearest" }); }
+    }
     const card = slot.closest("article.pj-card");
     if (card && card.dataset.stale) { delete card.dataset.stale; htmx.trigger(card, "zodiac-refresh"); }
   }
@@ -274,6 +439,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     board.querySelectorAll(".ask-slot").forEach((slot) => {
       if (slot !== target && slot.firstElementChild) closeAsk(slot);
     });
+    const el = control(event);
+    if (el) openers[target.id] = { el, desc: describe(el) };
   });
   // On a wide screen the clock bar stays at the top of the window: what is brought into
   // sight lands below it (app.css: scroll-margin-top from --bar).
@@ -282,13 +449,42 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const sticky = bar && getComputedStyle(bar).position === "sticky";
     document.documentElement.style.setProperty("--bar", (sticky ? bar.offsetHeight : 0) + "px");
   }
+  // Where the window's free room starts: below the clock bar while it stays at the top.
+  function barBottom() {
+    const bar = document.getElementById("clockbar");
+    if (!bar || getComputedStyle(bar).position !== "sticky") return 0;
+    return Math.max(0, bar.getBoundingClientRect().bottom);
+  }
+  // `el` whole in the window's free room; its top first when it does not fit.
+  function reveal(el) {
+    const rect = el.getBoundingClientRect();
+    const top = barBottom() + 8, bottom = window.innerHeight - 8;
+    if (rect.top >= top && rect.bottom <= bottom) return;
+    const fits = rect.height <= bottom - top;
+    window.scrollBy(0, fits && rect.top >= top ? rect.bottom - bottom : rect.top - top);
+  }
   barHeight();
   window.addEventListener("resize", barHeight);
   document.body.addEventListener("htmx:afterSwap", (event) => {
     barHeight();
     const target = event.detail.target;
-    if (target && target.classList && target.classList.contains("ask-slot") && target.firstElementChild) {
-      target.scrollIntoView({ block: "nearest" });
+    if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
+    reveal(target);
+  });
+  // The focus goes in once htmx has wired the chooser's form (at its settle): a key pressed
+  // sooner would post the form as a plain page.
+  document.body.addEventListener("htmx:afterSettle", (event) => {
+    const target = event.detail.target;
+    if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
+    if (target.contains(document.activeElement)) return;
+    const title = target.querySelector(".ask-title");
+    const first = target.querySelector("[autofocus]")
+      || [...target.querySelectorAll(".ask-choices button, .ask-choices input")].find(shown);
+    if (first) {
+      first.focus({ preventScroll: true });
+    } else if (title) {
+      title.tabIndex = -1;
+      title.focus({ preventScroll: true });
     }
   });
   // A tap refused on its card: the reason, at the card's top, is brought into sight.
@@ -347,6 +543,14 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       }
       const open = board.querySelector(".ask-slot > *");
       if (open) { closeAsk(open.closest(".ask-slot")); return; }
+      const toast = board.querySelector(".clockbar [data-toast].is-open");
+      if (toast) {
+        const inside = toast.contains(document.activeElement);
+        openToast(toast, false);
+        const more = toast.querySelector("[data-toast-more]");
+        if (inside && more) more.focus();
+        return;
+      }
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;

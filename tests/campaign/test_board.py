@@ -555,14 +555,18 @@ def test_a_secret_chip_can_be_shown_again(dj_client, campaign, aiko):
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
     # "secreto" is only ever the mark; the buttons say what they do.
     assert re.search(r'class="chip-secret">secreto<', board)
-    assert re.search(r'aria-label="Mostrar Fobia al jugador">mostrar<', board)
+    assert re.search(
+        r'aria-label="Mostrar al jugador: Fobia" title="[^"]+">mostrar al jugador<', board
+    )
 
     dj_client.post(reverse("secret", args=["kiso", aiko.pk]), {"name": "fobia", "hide": "0"})
 
     aiko.refresh_from_db()
     assert aiko.secret_names == []
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
-    assert re.search(r'aria-label="Ocultar Fobia al jugador">ocultar<', board)
+    assert re.search(
+        r'aria-label="Ocultar al jugador: Fobia" title="[^"]+">ocultar al jugador<', board
+    )
     refused = dj_client.post(
         reverse("secret", args=["kiso", aiko.pk]), {"name": "nada", "hide": "1"}, headers=HX
     )

@@ -128,10 +128,16 @@ def test_each_board_control_is_named_with_the_words_it_shows(
         html = dj_client.get(url).content.decode()
         assert names_missing_their_label(html) == [], url
     board = dj_client.get(pages[0]).content.decode()
-    # The secret chips' buttons: each name starts with the word it shows.
+    # The secret chips' buttons: each name starts with the words it shows.
     chips = {
-        "es": ('Ocultar [^"]+ al jugador">ocultar<', 'Mostrar [^"]+ al jugador">mostrar<'),
-        "en": ('Hide [^"]+ from the player">hide<', 'Show [^"]+ to the player">show<'),
+        "es": (
+            'Ocultar al jugador: [^"]+" title="[^"]+">ocultar al jugador<',
+            'Mostrar al jugador: [^"]+" title="[^"]+">mostrar al jugador<',
+        ),
+        "en": (
+            'Hide from the player: [^"]+" title="[^"]+">hide from the player<',
+            'Show to the player: [^"]+" title="[^"]+">show to the player<',
+        ),
     }
     for name in chips[language]:
         assert re.search('aria-label="' + name, board)
