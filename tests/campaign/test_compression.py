@@ -7,6 +7,7 @@ import asyncio
 import gzip
 import re
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.http import HttpResponse
@@ -157,12 +158,14 @@ def events(messages=MESSAGES):
 
 
 def chunks_of(stream) -> list[bytes]:
-    """What an async streaming answer (or a bare async iterator) sends, chunk by chunk."""
+    """What an async streaming answer (or a bare async iterator) sends, chunk by chunk; in
+    an event loop of its own thread (this one may hold Playwright's)."""
 
     async def read():
         return [chunk async for chunk in stream]
 
-    return asyncio.run(read())
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, read()).result()
 
 
 def stream_through_middleware(rf, headers):
