@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 import rules
 from rules import RuleError
-from rules.vocab import DERIVED_SPECIALS, ESPECIFICOS
+from rules.vocab import DERIVED_SPECIALS, ESPECIFICOS, GRADES
 
 from .. import selectors, services, taps
 from ..access import campaign_for_dj, character_for_dj
@@ -357,7 +357,9 @@ def ask(request: AuthedHttpRequest, slug: str, pk: int, kind: str) -> HttpRespon
     if kind not in ASK_KINDS:
         return HttpResponseBadRequest(_("Unknown action."))
     if request.method == "POST":
-        query = urlencode({"grade": grade}) if (grade := request.POST.get("grade")) else ""
+        # Only a grade goes on (anything else would only make the address long).
+        grade = request.POST.get("grade")
+        query = urlencode({"grade": grade}) if grade in GRADES else ""
         return redirect(f"{request.path}?{query}" if query else request.path)
     view = selectors.board_view(campaign=campaign, session=False)
     characters, catalogue = view.characters, view.catalogue

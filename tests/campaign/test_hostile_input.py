@@ -1816,6 +1816,17 @@ def safe_redirect(response) -> None:
         assert not response["Location"].startswith(("//", "http", "javascript"))
 
 
+def sent_on_to_the_chooser(world: World):
+    """A box's no-JavaScript post: nothing written, on to the chooser's own address."""
+    chooser = url("ask", "kiso", pk_of(world, "aiko"), "heal")
+
+    def check(response) -> None:
+        assert response.status_code == 302, response.status_code
+        assert response["Location"].split("?")[0] == chooser
+
+    return check
+
+
 def get_only_paths(world: World) -> list[str]:
     """Every address that only shows (GET): a POST to it is a 405 page."""
     aiko = pk_of(world, "aiko")
@@ -1823,7 +1834,6 @@ def get_only_paths(world: World) -> list[str]:
         url("board", "kiso"),
         url("board_refresh", "kiso"),
         url("card", "kiso", aiko),
-        url("ask", "kiso", aiko, "more"),
         url("calculator", "kiso"),
         url("character_list", "kiso"),
         url("players", "kiso"),
@@ -2010,9 +2020,27 @@ ENDPOINTS = [
         fight=True,
     ),
     Endpoint(
-        "get_only",
+        "chooser_without_js",
         "dj",
         lambda w: url("ask", "kiso", pk_of(w, "aiko"), "heal"),
+        lambda w: st.one_of(
+            no_fields(w), st.fixed_dictionaries({"grade": st.one_of(odd_text, huge(100))})
+        ),
+        lambda w: sent_on_to_the_chooser(w),
+        foreign=lambda w: [
+            url("ask", "kiso", pk_of(w, "sora"), "heal"),
+            url("ask", "otra", pk_of(w, "aiko"), "heal"),
+            url("ask", "kiso", 0, "heal"),
+            url("ask", "nada", pk_of(w, "aiko"), "heal"),
+        ],
+        htmx=st.just(False),
+        reads_post=False,
+        late=False,
+    ),
+    Endpoint(
+        "get_only",
+        "dj",
+        lambda w: url("card", "kiso", pk_of(w, "aiko")),
         no_fields,
         lambda w: status_with_message(405),
         foreign=lambda w: get_only_paths(w),
