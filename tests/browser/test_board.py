@@ -203,13 +203,19 @@ def test_a_ts_roll_shows_the_die_and_applies_the_result(browser, app_url, table)
     expect(card(page, "Aiko").get_by_text(expected)).to_be_visible()
 
 
-def test_a_rule_error_is_shown_on_the_card_and_nothing_is_recorded(browser, app_url, table):
-    aiko_pj = table["party"]["Aiko"]
+def gravely_wounded(table, name):
+    """`name` with Heridas grave, so Más acciones offers a Curación."""
+    pj = table["party"][name]
     services.event_record(
         campaign=table["campaign"],
-        character=aiko_pj,
+        character=pj,
         event={"kind": "suffer", "type": "heridas", "grade": "grave"},
     )
+    return pj
+
+
+def test_a_rule_error_is_shown_on_the_card_and_nothing_is_recorded(browser, app_url, table):
+    aiko_pj = gravely_wounded(table, "Aiko")
     page = open_board(browser, app_url, table)
     aiko = card(page, "Aiko")
     aiko.get_by_text("Más acciones").click()
@@ -381,12 +387,7 @@ def test_space_on_a_two_tap_box_opens_its_chooser_like_enter(browser, app_url, t
 
 
 def test_space_on_curacion_in_more_actions_opens_its_chooser(browser, app_url, table):
-    aiko_pj = table["party"]["Aiko"]
-    services.event_record(
-        campaign=table["campaign"],
-        character=aiko_pj,
-        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
-    )
+    gravely_wounded(table, "Aiko")
     page = open_board(browser, app_url, table)
     page.set_viewport_size({"width": 1280, "height": 700})
     expect(page.locator("#live")).to_have_attribute("data-state", "open")

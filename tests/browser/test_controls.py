@@ -12,22 +12,27 @@ from tests.browser.conftest import log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 
-@pytest.fixture
-def table(app_url):
+def kiso_table(app_url, names=("Aiko", "Kenji")):
+    """Kiso's DJ and a party of `names`, with the board's address."""
     dj = UserFactory(username="sensei")
     campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj, especificos=True)
     party = {
         name: CharacterFactory(
             campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 3}
         )
-        for name in ("Aiko", "Kenji")
+        for name in names
     }
     return {"dj": dj, "campaign": campaign, "party": party, "url": f"{app_url}/c/kiso/"}
 
 
-def open_board(browser, app_url, table, *, width=1280, javascript=True):
+@pytest.fixture
+def table(app_url):
+    return kiso_table(app_url)
+
+
+def open_board(browser, app_url, table, *, width=1280, height=900, javascript=True):
     context = browser.new_context(
-        viewport={"width": width, "height": 900}, locale="es-ES", java_script_enabled=javascript
+        viewport={"width": width, "height": height}, locale="es-ES", java_script_enabled=javascript
     )
     log_in(context, app_url, table["dj"])
     page = context.new_page()

@@ -11,40 +11,19 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.turn_order import Slot
-from tests.browser.conftest import log_in, screenshot
-from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+from tests.browser.conftest import screenshot
+from tests.browser.test_controls import card, kiso_table, open_board
 
 
 @pytest.fixture
 def table(app_url):
-    dj = UserFactory(username="sensei")
-    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj, especificos=True)
-    party = {
-        name: CharacterFactory(
-            campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 3}
-        )
-        for name in ("Aiko", "Kenji", "Mei")
-    }
-    return {"dj": dj, "campaign": campaign, "party": party, "url": f"{app_url}/c/kiso/"}
+    return kiso_table(app_url, ("Aiko", "Kenji", "Mei"))
 
 
 def record(table, name, **event):
     return services.event_record(
         campaign=table["campaign"], character=table["party"][name], event=event
     )
-
-
-def open_board(browser, app_url, table, *, width=1280, height=900):
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="es-ES")
-    log_in(context, app_url, table["dj"])
-    page = context.new_page()
-    page.goto(table["url"])
-    expect(page.locator("#live")).to_have_attribute("data-state", "open", timeout=5000)
-    return page
-
-
-def card(page, name):
-    return page.get_by_role("article", name=name)
 
 
 # Nothing of the board's own is on its way or settling: no request out, no swap settling,
