@@ -76,11 +76,75 @@ class Membership(models.Model):
         return f"{self.user} @ {self.campaign} ({self.get_role_display()})"
 
 
+class Side(models.TextChoices):
+    """A PNJ's side in the fights."""
+
+    ENEMIGO = "enemigo", _("enemy")
+    ALIADO = "aliado", _("ally")
+
+
+class Template(models.Model):
+    """A Plantilla: a kind of PNJ the DJ keeps for the table (a small bestiary), from which
+    PNJ are made in two taps. A PNJ made from one copies it; editing it changes no PNJ."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="templates")
+    name = models.CharField(_("name"), max_length=60)
+    side = models.CharField(_("side"), max_length=8, choices=Side.choices, default=Side.ENEMIGO)
+    attributes = models.JSONField(_("attributes"), default=dict, blank=True)
+    powers = models.JSONField(_("powers"), default=list, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="template_name_unique")
+        ]
+        verbose_name = _("PNJ template")
+        verbose_name_plural = _("PNJ templates")
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Character(models.Model):
-    """A PJ. Create and change it through campaign.services so its log follows."""
+    """A PJ, or a PNJ (the DJ's enemies and allies): the same log, rules and card.
+    Create and change it through campaign.services so its log follows."""
+
+    class Kind(models.TextChoices):
+        PJ = "pj", _("PJ")
+        PNJ = "pnj", _("PNJ")
+
+    Side = Side
+
+    class Shows(models.TextChoices):
+        """What players see of a revealed PNJ besides its name."""
+
+        NOMBRE = "nombre", _("its name only")
+        PALABRAS = "palabras", _("its state in words")
+        FICHA = "ficha", _("its whole card")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="characters")
     name = models.CharField(_("name"), max_length=100)
+    kind = models.CharField(_("kind"), max_length=3, choices=Kind.choices, default=Kind.PJ)
+    # A PNJ's side ("" for a PJ).
+    side = models.CharField(_("side"), max_length=8, choices=Side.choices, blank=True)
+    template = models.ForeignKey(
+        Template,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="copies",
+        verbose_name=_("template"),
+    )
+    # An ally travelling with the PJ: the party's time and Descanso reach it (PJ: unused).
+    in_party = models.BooleanField(_("in the party"), default=False)
+    # What players see of a PNJ (campaign.reveal): nothing of who it is until `revealed`;
+    # `lurking`, not even that it is there until its first turn in a fight.
+    revealed = models.BooleanField(_("revealed"), default=False)
+    lurking = models.BooleanField(_("hidden until its first turn"), default=False)
+    shows = models.CharField(
+        _("players see"), max_length=8, choices=Shows.choices, default=Shows.PALABRAS
+    )
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -117,6 +181,10 @@ class Character(models.Model):
     @property
     def is_archived(self) -> bool:
         return self.archived_at is not None
+
+    @property
+    def is_pnj(self) -> bool:
+        return self.kind == self.Kind.PNJ
 
 
 class Invitation(models.Model):
@@ -409,3 +477,33 @@ def max_length(model: type[models.Model], name: str) -> int:
     if not isinstance(field, models.Field) or field.max_length is None:
         raise TypeError(f"{model.__name__}.{name} has no max_length")
     return field.max_length
+
+
+class Reminder(models.Model):
+    """A DJ's note pinned to a fight: to the start or the end of a combatant's turn, or to a
+    round. The board shows it when that comes, once or every time; players never see it."""
+
+    class When(models.TextChoices):
+        START = "start", _("at the start of the turn")
+        END = "end", _("at the end of the turn")
+        ROUND = "round", _("in the round")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reminders")
+    text = models.CharField(_("note"), max_length=120)
+    when = models.CharField(_("when"), max_length=5, choices=When.choices)
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, null=True, blank=True, related_name="reminders"
+    )
+    round = models.PositiveIntegerField(_("round"), null=True, blank=True)
+    every = models.BooleanField(_("every time"), default=False)
+    # The seq of the pass that spent a one-time note (a void of that pass brings it back).
+    spent_seq = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["campaign", "created_at", "pk"]
+        verbose_name = _("reminder")
+        verbose_name_plural = _("reminders")
+
+    def __str__(self) -> str:
+        return self.text

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext as _
 
 import rules
@@ -24,6 +24,7 @@ from .models import (
     Invitation,
     Membership,
     StateEvent,
+    Template,
 )
 
 
@@ -89,11 +90,26 @@ def character_states(*, campaign: Campaign) -> list[tuple[Character, dict]]:
     return [(c, rules.public_state(c.snapshot.state)) for c in characters]
 
 
+def in_party() -> Q:
+    """Who the party's time and Descanso reach (on Character): the PJ, and the allies the
+    DJ put in the party. Other PNJ live on their own clock, moved by their fights."""
+    return Q(kind=Character.Kind.PJ) | Q(kind=Character.Kind.PNJ, in_party=True)
+
+
+def party_members(*, campaign: Campaign) -> QuerySet[Character]:
+    """The party in play (`in_party`, not archived), by pk."""
+    return campaign.characters.filter(in_party(), archived_at__isnull=True).order_by("pk")
+
+
 def campaign_clock(*, campaign: Campaign) -> int:
-    """The party's game time in seconds: the furthest any PJ in play has got (any PJ, when
-    every one is archived)."""
-    snapshots = CharacterSnapshot.objects.filter(character__campaign=campaign)
-    in_play = snapshots.filter(character__archived_at__isnull=True)
+    """The party's game time in seconds: the furthest any of the party in play has got (any
+    PJ, when every one is archived)."""
+    snapshots = CharacterSnapshot.objects.filter(character__campaign=campaign).filter(
+        character__kind=Character.Kind.PJ
+    )
+    in_play = CharacterSnapshot.objects.filter(
+        character__campaign=campaign, character__archived_at__isnull=True
+    ).filter(Q(character__kind=Character.Kind.PJ) | Q(character__in_party=True))
     clocks = (in_play if in_play.exists() else snapshots).values_list("state__clock", flat=True)
     return max((c for c in clocks if isinstance(c, int)), default=0)
 
@@ -146,10 +162,34 @@ def snapshot_before(*, character_id: int, seq: int) -> EventSnapshot | None:
 def board_characters(*, campaign: Campaign) -> list[Character]:
     """The PJ on the DJ's board (archived ones left out), with snapshot and player, by name."""
     return list(
-        campaign.characters.filter(archived_at__isnull=True)
+        campaign.characters.filter(kind=Character.Kind.PJ, archived_at__isnull=True)
         .select_related("snapshot", "player")
         .order_by("name", "pk")
     )
+
+
+def natural_key(name: str) -> tuple:
+    """A name's sort key with its numbers as numbers: Bandido 2 before Bandido 10."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
+        for part in re.split(r"(\d+)", name)
+        if part
+    )
+
+
+def board_pnj(*, campaign: Campaign) -> list[Character]:
+    """The PNJ in play (archived ones left out), with snapshot and template: enemies first,
+    then allies, each by template (copies together) and name."""
+    pnj = campaign.characters.filter(kind=Character.Kind.PNJ, archived_at__isnull=True)
+    found = list(pnj.select_related("snapshot", "template"))
+    found.sort(
+        key=lambda c: (
+            c.side != Character.Side.ENEMIGO,
+            natural_key(c.template.name if c.template else c.name),
+            natural_key(c.name),
+        )
+    )
+    return found
 
 
 def catalogue_by_name(*, campaign: Campaign) -> dict[str, CatalogueEntry]:
@@ -185,8 +225,9 @@ def latest_event(*, campaign: Campaign) -> StateEvent | None:
 # The events one tap records share its idempotency key: the first has the key itself or
 # the key and a suffix (services.party and services.checks: ":t<pk>" turn ends, ":w<pk>"
 # watches, ":s<pk>" a Descanso's sleepers, ":c<n>" steps of a catch-up, ":r<n>" the rolls of
-# Tirar todas).
-_TAP_SUFFIX = re.compile(r":[tcwsr]\d+$")
+# Tirar todas; services.pnj: ":a<pk>" an area blow's events. The ":p<n>" of the PNJ a tap
+# made are no step of it: Deshacer takes back their joining the fight, not their scores).
+_TAP_SUFFIX = re.compile(r":[tcwsra]\d+$")
 
 
 def _keyed(campaign_id: int):
@@ -289,10 +330,16 @@ def current_round(*, campaign: Campaign, window: int = 200) -> int:
 
 
 def turn_end_missing(*, campaign: Campaign) -> list[Character]:
-    """PJ in Shock grave whose turn end was not recorded since the last round passed."""
+    """PJ, and PNJ in the fight going on, in Shock grave whose turn end was not recorded
+    since the last round passed."""
+    now = fight_now(campaign=campaign)
+    fighting = {pk for s in now.order for pk in s.members} if now is not None else set()
     in_shock = [
         c
-        for c in board_characters(campaign=campaign)
+        for c in campaign.characters.filter(archived_at__isnull=True)
+        .filter(Q(kind=Character.Kind.PJ) | Q(pk__in=fighting))
+        .select_related("snapshot")
+        .order_by("name", "pk")
         if "grave" in c.snapshot.state["marks"]["shock"]
     ]
     if not in_shock:
@@ -332,7 +379,7 @@ def campaign_options_locked(*, campaign: Campaign) -> bool:
 def character_list(*, campaign: Campaign, archived: bool = False) -> list[Character]:
     """A campaign's PJ with their players, by name: the active ones or the archived ones."""
     return list(
-        campaign.characters.filter(archived_at__isnull=not archived)
+        campaign.characters.filter(kind=Character.Kind.PJ, archived_at__isnull=not archived)
         .select_related("player")
         .order_by("name", "pk")
     )
@@ -388,8 +435,34 @@ def pending_invitations(*, campaign: Campaign) -> dict[int, Invitation]:
 
 
 def in_play_ids(*, campaign: Campaign) -> set[int]:
-    """The pk of every PJ in play (not archived): those a campaign-wide event reaches."""
+    """The pk of every PJ and PNJ in play (not archived): who may be in a fight's order."""
     return set(campaign.characters.filter(archived_at__isnull=True).values_list("pk", flat=True))
+
+
+def party_ids(*, campaign: Campaign) -> set[int]:
+    """The pk of the party in play (`party_members`): whom a party's time reaches."""
+    return set(party_members(campaign=campaign).values_list("pk", flat=True))
+
+
+def pnj_list(*, campaign: Campaign, archived: bool = False) -> list[Character]:
+    """A campaign's PNJ, the active ones or the archived ones, as the board orders them."""
+    pnj = campaign.characters.filter(kind=Character.Kind.PNJ, archived_at__isnull=not archived)
+    found = list(pnj.select_related("template"))
+    found.sort(key=lambda c: (c.side != Character.Side.ENEMIGO, natural_key(c.name)))
+    return found
+
+
+def template_list(*, campaign: Campaign) -> list[Template]:
+    """The campaign's Plantillas by name, each with how many PNJ in play were made from it."""
+    return list(
+        campaign.templates.annotate(
+            in_play=Count("copies", filter=Q(copies__archived_at__isnull=True))
+        ).order_by("name")
+    )
+
+
+def template_of(*, campaign: Campaign, pk: int) -> Template | None:
+    return campaign.templates.filter(pk=pk).first()
 
 
 def character_names(*, campaign: Campaign) -> dict[int, str]:

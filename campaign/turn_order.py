@@ -8,10 +8,14 @@ so the history keeps it and Deshacer takes back a turn like any other tap:
     {"kind": "fight", "do": "start", "order": [slot, ...]}
     {"kind": "fight", "do": "order", "order": [slot, ...], "current": i}
     {"kind": "fight", "do": "pass", "slot": i, "lost": bool}
-    {"kind": "fight", "do": "end"}
+    {"kind": "fight", "do": "order", "order": [...], "current": i,
+     "out": {"pj": pk, "why": "huye"}}                  (one taken out of the fight)
+    {"kind": "fight", "do": "end", "archived": [pk, ...]}  (the enemies it archived)
 
-A slot is a PJ, {"pj": pk, "init": n}, or someone else who acts (an enemy, an ally: a name,
-no state), {"npc": n, "name": "Oni", "init": n}; "init" is the initiative typed, or None.
+A slot is a character, PJ or PNJ, {"pj": pk, "init": n} (the key says "pj" for both: the
+logs kept it before there were PNJ), with {"also": [pk, ...]} for copies of one Plantilla
+that act together in one turn; or, in logs from before PNJ, someone named with no state,
+{"npc": n, "name": "Oni", "init": n}. "init" is the initiative typed, or None.
 The fight's round starts at 1; time passing (a round, or longer) starts the next round at
 the first slot. Passing the last slot's turn records the round with it (services.fight).
 
@@ -21,13 +25,15 @@ Here: reading those events (`fold`, `turns`) and checking one before it is recor
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 KIND = "fight"
 DOINGS = ("start", "order", "pass", "end")
+# Why a combatant leaves the fight (Fuera de combate); the words are present's.
+OUT_WHY = ("incapacitado", "inconsciente", "huye", "otro")
 NAME_MAX = 40
 SLOTS_MAX = 40
 INIT_RANGE = (-99, 999)
@@ -39,21 +45,30 @@ class Slot:
     npc: int | None = None
     name: str = ""
     init: int | None = None
+    also: tuple[int, ...] = ()
 
     @property
     def key(self) -> tuple[str, int]:
         """Who the slot is, whatever its place: ("pj", pk) or ("npc", n)."""
         return ("pj", self.pj) if self.pj is not None else ("npc", self.npc or 0)
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        """The characters who act in this slot's turn (a group: several)."""
+        return (self.pj, *self.also) if self.pj is not None else ()
+
     def as_event(self) -> dict:
         if self.pj is not None:
-            return {"pj": self.pj, "init": self.init}
+            item: dict = {"pj": self.pj, "init": self.init}
+            if self.also:
+                item["also"] = list(self.also)
+            return item
         return {"npc": self.npc, "name": self.name, "init": self.init}
 
     @classmethod
     def read(cls, item: dict) -> Slot:
         if item.get("pj") is not None:
-            return cls(pj=item["pj"], init=item.get("init"))
+            return cls(pj=item["pj"], init=item.get("init"), also=tuple(item.get("also") or ()))
         return cls(npc=item.get("npc"), name=item.get("name", ""), init=item.get("init"))
 
 
@@ -65,6 +80,14 @@ class Fight:
     round: int
     current: int
     start_seq: int
+    # The slots whose turn has come (a PNJ hidden until its first turn shows from then on).
+    seen: set[tuple[str, int]] = field(default_factory=set)
+    # Who was taken out of the fight, and why (OUT_WHY).
+    out: dict[int, str] = field(default_factory=dict)
+
+    def see(self) -> None:
+        if (slot := self.current_slot) is not None:
+            self.seen.add(slot.key)
 
     @property
     def current_slot(self) -> Slot | None:
@@ -89,7 +112,13 @@ class Fight:
         return f"{self.round}:{self.current}"
 
     def slot_of(self, pk: int) -> int | None:
-        return next((i for i, s in enumerate(self.order) if s.pj == pk), None)
+        """The slot `pk` acts in (alone, or with its group), or None."""
+        return next((i for i, s in enumerate(self.order) if pk in s.members), None)
+
+    @property
+    def fighting(self) -> set[int]:
+        """Every character in the order."""
+        return {pk for s in self.order for pk in s.members}
 
 
 def is_fight(event: dict) -> bool:
@@ -102,7 +131,9 @@ def step(fight: Fight | None, seq: int, event: dict) -> Fight | None:
     if kind == KIND:
         doing = event.get("do")
         if doing == "start":
-            return Fight([Slot.read(s) for s in event["order"]], 1, 0, seq)
+            fight = Fight([Slot.read(s) for s in event["order"]], 1, 0, seq)
+            fight.see()
+            return fight
         if fight is None:
             return None
         if doing == "end":
@@ -110,13 +141,17 @@ def step(fight: Fight | None, seq: int, event: dict) -> Fight | None:
         if doing == "order":
             fight.order = [Slot.read(s) for s in event["order"]]
             fight.current = event["current"]
+            if isinstance(out := event.get("out"), dict):
+                fight.out[out["pj"]] = out["why"]
         elif doing == "pass":
             fight.current = event["slot"] + 1
+        fight.see()
         return fight
     if fight is not None and kind in ("time", "descanso"):
         rounds = event.get("rounds")
         fight.round += rounds if kind == "time" and isinstance(rounds, int) else 1
         fight.current = 0
+        fight.see()
     return fight
 
 
@@ -145,7 +180,9 @@ def turns(events: Iterable[tuple[int, dict]], seqs: Iterable[int]) -> dict[int, 
             if is_fight(event) and event.get("do") == "start":
                 here = step(None, seq, event)  # the start belongs to the fight it starts
         if here is not None and here.current_slot is not None:
-            out[seq] = Fight(list(here.order), here.round, here.current, here.start_seq)
+            out[seq] = Fight(
+                list(here.order), here.round, here.current, here.start_seq, set(here.seen)
+            )
     return out
 
 
@@ -165,24 +202,35 @@ def with_pj(event: dict, mapping: dict[int, int]) -> dict:
     """`event` with the PJ of its order renamed by `mapping` (a backup's refs and a
     campaign's pks, either way); a PJ not in `mapping` keeps its number, which check()
     then refuses."""
-    if not is_fight(event) or not isinstance(event.get("order"), list):
+    if not is_fight(event):
         return event
-    order = [
-        {**item, "pj": mapping.get(item["pj"], item["pj"])}
-        if isinstance(item, dict) and "pj" in item
-        else item
-        for item in event["order"]
-    ]
-    return {**event, "order": order}
+
+    def renamed(item: object) -> object:
+        if not isinstance(item, dict) or "pj" not in item:
+            return item
+        item = {**item, "pj": mapping.get(item["pj"], item["pj"])}
+        if isinstance(item.get("also"), list):
+            item["also"] = [mapping.get(pk, pk) for pk in item["also"]]
+        return item
+
+    event = {**event}
+    if isinstance(event.get("order"), list):
+        event["order"] = [renamed(item) for item in event["order"]]
+    if isinstance(event.get("out"), dict):
+        event["out"] = renamed(event["out"])
+    if isinstance(event.get("archived"), list):
+        event["archived"] = [mapping.get(pk, pk) for pk in event["archived"]]
+    return event
 
 
 def check(event: dict, *, in_play: set[int]) -> None:
     """Refuse (ValidationError) a fight event that is not well formed, or names a PJ that
     is not in play. Whether it fits the fight going on is services.fight's to say."""
     doing = event.get("do")
-    allowed = {"kind", "do", "order", "current", "slot", "lost", "seed"}
+    allowed = {"kind", "do", "order", "current", "slot", "lost", "seed", "out", "archived"}
     if doing not in DOINGS or set(event) - allowed:
         raise ValidationError(_("That is not a fight action."), code="invalid")
+    seen: set = set()
     if doing in ("start", "order"):
         order = event.get("order")
         if not isinstance(order, list) or not order:
@@ -191,14 +239,29 @@ def check(event: dict, *, in_play: set[int]) -> None:
             raise ValidationError(
                 _("At most %(n)s in a fight's order.") % {"n": SLOTS_MAX}, code="too_many"
             )
-        seen = set()
         for item in order:
             slot = _slot(item, in_play)
-            if slot.key in seen:
+            keys = {slot.key} | {("pj", pk) for pk in slot.also}
+            if keys & seen or len(keys) < 1 + len(slot.also):
                 raise ValidationError(_("Someone is twice in the order."), code="twice")
-            seen.add(slot.key)
+            seen |= keys
         if doing == "order" and not _index(event.get("current"), len(order)):
             raise ValidationError(_("Whose turn it is must be in the order."), code="invalid")
+    if "out" in event and (
+        doing != "order"
+        or not isinstance(out := event["out"], dict)
+        or set(out) != {"pj", "why"}
+        or out["why"] not in OUT_WHY
+        or not isinstance(out["pj"], int)
+        or ("pj", out["pj"]) in seen
+    ):
+        raise ValidationError(_("That is not a fight action."), code="invalid")
+    if "archived" in event and (
+        doing != "end"
+        or not isinstance(event["archived"], list)
+        or not all(isinstance(pk, int) and not isinstance(pk, bool) for pk in event["archived"])
+    ):
+        raise ValidationError(_("That is not a fight action."), code="invalid")
     if doing == "pass" and (
         not _index(event.get("slot"), SLOTS_MAX) or not isinstance(event.get("lost"), bool)
     ):
@@ -207,6 +270,10 @@ def check(event: dict, *, in_play: set[int]) -> None:
 
 def _index(value: object, length: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < length
+
+
+def _pk_in(pk: object, in_play: set[int]) -> bool:
+    return isinstance(pk, int) and not isinstance(pk, bool) and pk in in_play
 
 
 def _slot(item: object, in_play: set[int]) -> Slot:
@@ -224,9 +291,15 @@ def _slot(item: object, in_play: set[int]) -> Slot:
             code="init",
         )
     if "pj" in item:
-        if set(item) - {"pj", "init"} or item["pj"] not in in_play:
+        also = item.get("also", [])
+        if (
+            set(item) - {"pj", "init", "also"}
+            or not _pk_in(item["pj"], in_play)
+            or not isinstance(also, list)
+            or not all(_pk_in(pk, in_play) for pk in also)
+        ):
             raise ValidationError(_("That PJ is not in play."), code="pj")
-        return Slot(pj=item["pj"], init=init)
+        return Slot(pj=item["pj"], init=init, also=tuple(also))
     name = item.get("name")
     if set(item) - {"npc", "name", "init"} or not _index(item.get("npc"), 10_000):
         raise ValidationError(_("That is not a fight action."), code="invalid")

@@ -45,10 +45,28 @@ from .players import (
     wrong_code_record,
     wrong_codes,
 )
+from .pnj import (
+    COPIES_MAX,
+    area_event,
+    fight_join,
+    fight_out,
+    pnj_create,
+    pnj_settings_set,
+    template_delete,
+    template_save,
+)
 from .refold import Refold, RefoldRefused, campaign_refold
 from .sessions import session_end, session_recap_set, session_start
 
 __all__ = [
+    "COPIES_MAX",
+    "area_event",
+    "fight_join",
+    "fight_out",
+    "pnj_create",
+    "pnj_settings_set",
+    "template_delete",
+    "template_save",
     "Refold",
     "RefoldRefused",
     "campaign_refold",

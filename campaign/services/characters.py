@@ -40,8 +40,13 @@ def character_create(
     notes: str = "",
     actor: User | None = None,
     recorded_at: datetime | None = None,
+    pnj: dict | None = None,
+    idempotency_key: str = "",
 ) -> Character:
-    """A new PJ: its log starts at the campaign's game time, then records its scores."""
+    """A new PJ: its log starts at the campaign's game time, then records its scores.
+
+    `pnj`: a PNJ instead, with these fields of it (side, template, in_party, revealed,
+    lurking, shows); a PNJ has no player."""
     scores = scores_validate(attributes if attributes is not None else {})
     with transaction.atomic():
         locked = lock(campaign)
@@ -49,22 +54,28 @@ def character_create(
         character = Character(
             campaign=locked,
             name=name.strip(),
-            player=player,
+            player=player if pnj is None else None,
             attributes=scores,
             powers=powers_validate(powers if powers is not None else []),
             notes=notes,
             joined_seq=locked.last_seq,
         )
+        if pnj is not None:
+            character.kind = Character.Kind.PNJ
+            character.side = pnj.get("side") or Character.Side.ENEMIGO
+            for name_ in ("template", "in_party", "revealed", "lurking", "shows"):
+                if name_ in pnj:
+                    setattr(character, name_, pnj[name_])
         character.full_clean()
         character.save()
         CharacterSnapshot.objects.create(
             character=character, state=rules.initial_state(), seq=locked.last_seq
         )
         if (
-            player is not None
-            and not Membership.objects.filter(campaign=locked, user=player).exists()
+            character.player is not None
+            and not Membership.objects.filter(campaign=locked, user=character.player).exists()
         ):
-            membership_set(campaign=locked, user=player, role=Membership.Role.PLAYER)
+            membership_set(campaign=locked, user=character.player, role=Membership.Role.PLAYER)
         if clock:
             # A PJ who joins later lives on the party's clock (days, Descanso, R24 marks).
             event_record(
@@ -80,6 +91,7 @@ def character_create(
             event={"kind": "attributes", "scores": scores},
             actor=actor,
             recorded_at=recorded_at,
+            idempotency_key=idempotency_key,
         )
     return character
 

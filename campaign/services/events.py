@@ -7,6 +7,7 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -30,8 +31,10 @@ from ..selectors import (
     character_log,
     characters_touched,
     event_by_key,
+    fight_now,
     in_play_ids,
     open_session,
+    party_members,
     snapshot_before,
     tap_of,
 )
@@ -123,7 +126,12 @@ def _targets(
         turn_order.check(stored, in_play=in_play_ids(campaign=campaign))
         targets = []
     else:
-        in_play = campaign.characters.filter(archived_at__isnull=True)
+        # The party; a round in a fight reaches its combatants too (PNJ on their own clock).
+        reached = Q(pk__in=party_members(campaign=campaign).values("pk"))
+        if stored["kind"] == "time" and "rounds" in stored:
+            if (now := fight_now(campaign=campaign)) is not None:
+                reached |= Q(pk__in=now.fighting)
+        in_play = campaign.characters.filter(reached, archived_at__isnull=True)
         targets = [
             c for c in in_play.select_related("snapshot").order_by("pk") if c.pk not in leave_out
         ]
@@ -286,6 +294,11 @@ def event_void(*, event: StateEvent, actor: User | None = None, reason: str = ""
             # Leaving the atomic block by this exception rolls back every re-fold.
             raise min(refusals, key=lambda refused: refused.blocking_event.seq)
         StateEvent.objects.bulk_update(changed_events.values(), ["effects"])
+        if turn_order.is_fight(event.event) and isinstance(event.event.get("archived"), list):
+            # Deshacer "Terminar combate": the enemies it archived are back in play.
+            Character.objects.filter(campaign=campaign, pk__in=event.event["archived"]).update(
+                archived_at=None
+            )
         event.void_at = timezone.now()
         event.void_by = actor
         event.void_reason = reason

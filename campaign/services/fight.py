@@ -8,11 +8,12 @@ Fight.token): two tabs never pass the same turn twice.
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import turn_order
-from ..models import Campaign, StateEvent
-from ..selectors import event_by_key, fight_now, in_play_ids
+from ..models import Campaign, Character, StateEvent
+from ..selectors import event_by_key, fight_now
 from .changes import lock
 from .events import event_record
 from .party import round_records, turn_end_record
@@ -58,25 +59,43 @@ def fight_order(
         campaign = lock(campaign)
         if (done := _done(campaign, idempotency_key)) is not None:
             return done
-        now = _fight_as_seen(campaign, expected)
-        keys = [s.key for s in order]
-        still = [s.key for s in now.order[now.current :] if s.key in keys]
-        record = event_record(
-            campaign=campaign,
-            event={
-                "kind": turn_order.KIND,
-                "do": "order",
-                "order": [s.as_event() for s in order],
-                "current": keys.index(still[0]) if still else 0,
-            },
-            actor=actor,
-            idempotency_key=idempotency_key,
+        now = fight_as_seen(campaign, expected)
+        return order_record(
+            campaign=campaign, now=now, order=order, actor=actor, idempotency_key=idempotency_key
+        )[0]
+
+
+def order_record(
+    *,
+    campaign: Campaign,
+    now: turn_order.Fight,
+    order: list[turn_order.Slot],
+    out: dict | None = None,
+    actor: User | None,
+    idempotency_key: str,
+) -> list[StateEvent]:
+    """The fight's new order, inside the caller's transaction (`fight_order` says how the
+    turn follows); `out`: who left the fight and why. The order's event, then the round's
+    when one passed."""
+    # Where each slot still to act this round is in the new order (a group keeps its
+    # place when its first one leaves it: the same slot, by any of its members).
+    still = [i for s in now.order[now.current :] if (i := _place(order, s)) is not None]
+    event = {
+        "kind": turn_order.KIND,
+        "do": "order",
+        "order": [s.as_event() for s in order],
+        "current": still[0] if still else 0,
+    }
+    if out is not None:
+        event["out"] = out
+    records = [
+        event_record(campaign=campaign, event=event, actor=actor, idempotency_key=idempotency_key)
+    ]
+    if not still:
+        records += round_records(
+            campaign=campaign, actor=actor, idempotency_key=idempotency_key, suffix=":c1"
         )
-        if not still:
-            round_records(
-                campaign=campaign, actor=actor, idempotency_key=idempotency_key, suffix=":c1"
-            )
-        return record
+    return records
 
 
 def fight_pass(
@@ -94,18 +113,23 @@ def fight_pass(
         campaign = lock(campaign)
         if (done := _done(campaign, idempotency_key)) is not None:
             return [done]
-        now = _fight_as_seen(campaign, expected)
+        now = fight_as_seen(campaign, expected)
         slot = now.current_slot
         records = []
         lost = False
-        if slot is not None and slot.pj is not None and slot.pj in in_play_ids(campaign=campaign):
-            character = campaign.characters.select_related("snapshot").get(pk=slot.pj)
-            lost = not character.snapshot.state["can_act"]
-            records.append(
-                turn_end_record(
-                    campaign=campaign, character=character, actor=actor, key=idempotency_key
-                )
+        if slot is not None and slot.members:
+            # Everyone of the slot (a group: each copy) ends its turn; the turn is lost
+            # when none of them could act.
+            acting = list(
+                campaign.characters.filter(pk__in=slot.members, archived_at__isnull=True)
+                .select_related("snapshot")
+                .order_by("pk")
             )
+            lost = bool(acting) and not any(c.snapshot.state["can_act"] for c in acting)
+            records += [
+                turn_end_record(campaign=campaign, character=c, actor=actor, key=idempotency_key)
+                for c in acting
+            ]
         records.append(
             event_record(
                 campaign=campaign,
@@ -125,21 +149,45 @@ def fight_end(
     *,
     campaign: Campaign,
     expected: str = "",
+    archive_enemies: bool = False,
     actor: User | None = None,
     idempotency_key: str = "",
 ) -> StateEvent:
-    """End the fight going on; its order stays in the history."""
+    """End the fight going on; its order stays in the history. `archive_enemies`: the
+    enemies who fought in it (taken out or not) leave the board, archived (the event names
+    them: Deshacer brings them back); else they stay (a recurring villain)."""
     with transaction.atomic():
         campaign = lock(campaign)
         if (done := _done(campaign, idempotency_key)) is not None:
             return done
-        _fight_as_seen(campaign, expected)
-        return event_record(
-            campaign=campaign,
-            event={"kind": turn_order.KIND, "do": "end"},
-            actor=actor,
-            idempotency_key=idempotency_key,
+        now = fight_as_seen(campaign, expected)
+        event: dict = {"kind": turn_order.KIND, "do": "end"}
+        enemies = []
+        if archive_enemies:
+            enemies = list(
+                campaign.characters.filter(
+                    pk__in=now.fighting | set(now.out),
+                    kind=Character.Kind.PNJ,
+                    side=Character.Side.ENEMIGO,
+                    archived_at__isnull=True,
+                ).order_by("pk")
+            )
+            if enemies:
+                event["archived"] = [c.pk for c in enemies]
+        record = event_record(
+            campaign=campaign, event=event, actor=actor, idempotency_key=idempotency_key
         )
+        if enemies:
+            campaign.characters.filter(pk__in=event["archived"]).update(archived_at=timezone.now())
+        return record
+
+
+def _place(order: list[turn_order.Slot], slot: turn_order.Slot) -> int | None:
+    """The index in `order` of `slot`: the same one, or one sharing a member with it."""
+    return next(
+        (i for i, s in enumerate(order) if s.key == slot.key or set(s.members) & set(slot.members)),
+        None,
+    )
 
 
 def _done(campaign: Campaign, key: str) -> StateEvent | None:
@@ -147,7 +195,7 @@ def _done(campaign: Campaign, key: str) -> StateEvent | None:
     return event_by_key(campaign=campaign, key=key)
 
 
-def _fight_as_seen(campaign: Campaign, expected: str) -> turn_order.Fight:
+def fight_as_seen(campaign: Campaign, expected: str) -> turn_order.Fight:
     now = fight_now(campaign=campaign)
     if now is None:
         raise ValidationError(_("There is no fight on."), code="no_fight")

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from ..models import Campaign, Character, CharacterSnapshot, StateEvent
-from ..selectors import campaign_clock, fight_now, in_play_ids, turn_end_missing
+from ..selectors import campaign_clock, fight_now, party_ids, party_members, turn_end_missing
 from .changes import lock
 from .events import event_record, tap_done, tap_key
 
@@ -49,17 +49,12 @@ def party_event(
         if done := tap_done(campaign, idempotency_key):
             return done
         _no_fight_on(campaign)
-        watchers = list(
-            campaign.characters.filter(pk__in=watch, archived_at__isnull=True).order_by("pk")
-        )
+        party = party_members(campaign=campaign)
+        watchers = list(party.filter(pk__in=watch))
         sleepers = []
         if event["kind"] == "descanso":  # a Descanso of one asleep is no event of the rules
-            sleepers = list(
-                campaign.characters.filter(archived_at__isnull=True, snapshot__state__asleep=True)
-                .exclude(pk__in=watch)
-                .order_by("pk")
-            )
-            if set(in_play_ids(campaign=campaign)) <= {c.pk for c in watchers + sleepers}:
+            sleepers = list(party.filter(snapshot__state__asleep=True).exclude(pk__in=watch))
+            if party_ids(campaign=campaign) <= {c.pk for c in watchers + sleepers}:
                 # Nobody awake to take it: the party's 8 hours are its sleep going on.
                 event, sleepers = dict(SLEEP_ON), []
         records = [

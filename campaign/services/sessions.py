@@ -12,7 +12,7 @@ import rules
 
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, GameSession
-from ..selectors import open_session
+from ..selectors import in_party, open_session
 from .changes import lock
 
 
@@ -73,7 +73,9 @@ def session_end(
             session.recap = recap
         session.sheet_summary = {
             str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
-            for c in campaign.characters.select_related("snapshot").order_by("pk")
+            for c in campaign.characters.filter(in_party())
+            .select_related("snapshot")
+            .order_by("pk")
         }
         session.save(update_fields=["ended_at", "recap", "sheet_summary"])
         change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
