@@ -7,7 +7,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 
 import rules
@@ -26,6 +26,14 @@ from .models import (
     StateEvent,
     Template,
 )
+from .pnj_reads import board_pnj as board_pnj
+from .pnj_reads import in_party as in_party
+from .pnj_reads import natural_key as natural_key
+from .pnj_reads import party_ids as party_ids
+from .pnj_reads import party_members as party_members
+from .pnj_reads import pnj_list as pnj_list
+from .pnj_reads import template_list as template_list
+from .pnj_reads import template_of as template_of
 
 
 def played_characters(*, user: User | AnonymousUser) -> dict[int, list[Character]]:
@@ -88,17 +96,6 @@ def character_states(*, campaign: Campaign) -> list[tuple[Character, dict]]:
     """Every PJ of a campaign with its current state, by name."""
     characters = campaign.characters.select_related("snapshot").order_by("name", "pk")
     return [(c, rules.public_state(c.snapshot.state)) for c in characters]
-
-
-def in_party() -> Q:
-    """Who the party's time and Descanso reach (on Character): the PJ, and the allies the
-    DJ put in the party. Other PNJ live on their own clock, moved by their fights."""
-    return Q(kind=Character.Kind.PJ) | Q(kind=Character.Kind.PNJ, in_party=True)
-
-
-def party_members(*, campaign: Campaign) -> QuerySet[Character]:
-    """The party in play (`in_party`, not archived), by pk."""
-    return campaign.characters.filter(in_party(), archived_at__isnull=True).order_by("pk")
 
 
 def campaign_clock(*, campaign: Campaign) -> int:
@@ -166,30 +163,6 @@ def board_characters(*, campaign: Campaign) -> list[Character]:
         .select_related("snapshot", "player")
         .order_by("name", "pk")
     )
-
-
-def natural_key(name: str) -> tuple:
-    """A name's sort key with its numbers as numbers: Bandido 2 before Bandido 10."""
-    return tuple(
-        (0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
-        for part in re.split(r"(\d+)", name)
-        if part
-    )
-
-
-def board_pnj(*, campaign: Campaign) -> list[Character]:
-    """The PNJ in play (archived ones left out), with snapshot and template: enemies first,
-    then allies, each by template (copies together) and name."""
-    pnj = campaign.characters.filter(kind=Character.Kind.PNJ, archived_at__isnull=True)
-    found = list(pnj.select_related("snapshot", "template"))
-    found.sort(
-        key=lambda c: (
-            c.side != Character.Side.ENEMIGO,
-            natural_key(c.template.name if c.template else c.name),
-            natural_key(c.name),
-        )
-    )
-    return found
 
 
 def catalogue_by_name(*, campaign: Campaign) -> dict[str, CatalogueEntry]:
@@ -439,32 +412,6 @@ def in_play_ids(*, campaign: Campaign) -> set[int]:
     return set(campaign.characters.filter(archived_at__isnull=True).values_list("pk", flat=True))
 
 
-def party_ids(*, campaign: Campaign) -> set[int]:
-    """The pk of the party in play (`party_members`): whom a party's time reaches."""
-    return set(party_members(campaign=campaign).values_list("pk", flat=True))
-
-
-def pnj_list(*, campaign: Campaign, archived: bool = False) -> list[Character]:
-    """A campaign's PNJ, the active ones or the archived ones, as the board orders them."""
-    pnj = campaign.characters.filter(kind=Character.Kind.PNJ, archived_at__isnull=not archived)
-    found = list(pnj.select_related("template"))
-    found.sort(key=lambda c: (c.side != Character.Side.ENEMIGO, natural_key(c.name)))
-    return found
-
-
-def template_list(*, campaign: Campaign) -> list[Template]:
-    """The campaign's Plantillas by name, each with how many PNJ in play were made from it."""
-    return list(
-        campaign.templates.annotate(
-            in_play=Count("copies", filter=Q(copies__archived_at__isnull=True))
-        ).order_by("name")
-    )
-
-
-def template_of(*, campaign: Campaign, pk: int) -> Template | None:
-    return campaign.templates.filter(pk=pk).first()
-
-
 def character_names(*, campaign: Campaign) -> dict[int, str]:
     """Every PJ's name by pk, archived ones included (the log names them all)."""
     return dict(Character.objects.filter(campaign=campaign).values_list("pk", "name"))
@@ -541,24 +488,33 @@ class BoardView:
     round: int
     names: dict[int, str]
     session: GameSession | None = None
+    # The PNJ in play (board_pnj), in their own section of the board.
+    pnj: list[Character] = field(default_factory=list)
+    templates: list[Template] = field(default_factory=list)
 
 
 def board_view(
-    *, campaign: Campaign, session: bool = True, characters: list[Character] | None = None
+    *,
+    campaign: Campaign,
+    session: bool = True,
+    characters: list[Character] | None = None,
+    pnj: list[Character] | None = None,
 ) -> BoardView:
-    """The board's data (`session`: whether to read the open session too; `characters`:
-    the PJ in play, when the caller has just read them)."""
+    """The board's data (`session`: whether to read the open session and the Plantillas
+    too; `characters`, `pnj`: the PJ and PNJ in play, when the caller has just read them)."""
     if characters is None:
         characters = board_characters(campaign=campaign)
+    if pnj is None:
+        pnj = board_pnj(campaign=campaign)
     recent = recent_events(campaign=campaign)
     now = fight_now(campaign=campaign)
     # The names the board holds already; the database only for a PJ it does not (one
     # archived since a party event reached it, or in the fight's order).
-    names = {c.pk: c.name for c in characters}
+    names = {c.pk: c.name for c in [*characters, *pnj]}
     names.update((e.character.pk, e.character.name) for e in recent if e.character is not None)
     wanted = {int(pk) for e in recent if not e.character_id for pk in e.effects or {}}
     if now is not None:
-        wanted.update(s.pj for s in now.order if s.pj is not None)
+        wanted.update(now.fighting | set(now.out))
     if not wanted <= set(names):
         names = character_names(campaign=campaign)
     return BoardView(
@@ -570,27 +526,41 @@ def board_view(
         round=now.round if now is not None else current_round(campaign=campaign) + 1,
         names=names,
         session=open_session(campaign=campaign) if session else None,
+        pnj=pnj,
+        templates=list(campaign.templates.order_by("name")) if session else [],
     )
 
 
 @dataclass
 class PartyNow:
     """What every sheet of a campaign shares at one moment: the party's clock, the round,
-    the fight going on and (while one is on) the name of every PJ."""
+    the fight going on and (while one is on) the names players read of those in it (a PNJ
+    as campaign.reveal says; one they may not see left out), and its PNJ."""
 
     clock: int
     round: int
     fight: turn_order.Fight | None
     names: dict[int, str] = field(default_factory=dict)
+    pnj: list[Character] = field(default_factory=list)
 
 
 def party_now(*, campaign: Campaign) -> PartyNow:
+    from . import reveal  # reads the models, as this module does
+
     now = fight_now(campaign=campaign)
+    names: dict[int, str] = {}
+    pnj: list[Character] = []
+    if now is not None:
+        fighting = Character.objects.filter(campaign=campaign, pk__in=now.fighting | set(now.out))
+        found = {c.pk: c for c in fighting.select_related("snapshot")}
+        pnj = sorted((c for c in found.values() if c.is_pnj), key=lambda c: natural_key(c.name))
+        names = reveal.slot_names(now, found, {pk: c.name for pk, c in found.items()})
     return PartyNow(
         clock=campaign_clock(campaign=campaign),
         round=current_round(campaign=campaign) + 1,
         fight=now,
-        names=character_names(campaign=campaign) if now is not None else {},
+        names=names,
+        pnj=pnj,
     )
 
 

@@ -24,7 +24,7 @@ Here: reading those events (`fold`, `turns`) and checking one before it is recor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -186,8 +186,14 @@ def turns(events: Iterable[tuple[int, dict]], seqs: Iterable[int]) -> dict[int, 
     return out
 
 
-def slot_name(slot: Slot, names: dict[int, str]) -> str:
-    return names.get(slot.pj, "?") if slot.pj is not None else slot.name
+def slot_name(slot: Slot, names: Mapping[int, str]) -> str:
+    """The slot as the order reads it: its character, a group's members, or the name typed
+    (a PNJ a viewer may not see is left out of a group, `names` lacking it)."""
+    if slot.pj is None:
+        return slot.name
+    if not slot.also:
+        return names.get(slot.pj, "?")
+    return ", ".join(names[pk] for pk in slot.members if pk in names) or "?"
 
 
 def order_text(fight: Fight, names: dict[int, str]) -> str:

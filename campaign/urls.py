@@ -4,6 +4,7 @@ from .live import views as live
 from .views import (
     backup,
     board,
+    board_pnj,
     fight,
     health,
     history,
@@ -39,6 +40,9 @@ urlpatterns = [
     path("c/<slug:slug>/combate/", fight.fight_setup, name="fight_setup"),
     path("c/<slug:slug>/combate/turno/", fight.fight_pass, name="fight_pass"),
     path("c/<slug:slug>/combate/fin/", fight.fight_end, name="fight_end"),
+    path("c/<slug:slug>/combate/fuera/", board_pnj.fight_out, name="fight_out"),
+    path("c/<slug:slug>/pnj/anadir/", board_pnj.pnj_add, name="pnj_add"),
+    path("c/<slug:slug>/pnj/area/", board_pnj.area_blow, name="area_blow"),
     path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),

@@ -90,6 +90,9 @@ ACCESS = {
     "fight_setup": Access.DJ,
     "fight_pass": Access.DJ,
     "fight_end": Access.DJ,
+    "fight_out": Access.DJ,
+    "pnj_add": Access.DJ,
+    "area_blow": Access.DJ,
     "calculator": Access.DJ,
     # Setting a campaign up
     "campaign_settings": Access.DJ,

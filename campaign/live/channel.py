@@ -43,6 +43,7 @@ def change_record(
         character.pk if character is not None else None,
         character.player_id if character is not None else None,
         kind,
+        character is not None and character.is_pnj,
     )
     transaction.on_commit(partial(hub.changed, campaign.pk, told.cursor, told), robust=True)
     return change

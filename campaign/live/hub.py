@@ -56,22 +56,28 @@ class Change:
     pj: int | None  # the PJ whose card changed; None: every card
     player: int | None = None  # the user who plays that PJ, when the hub read the change
     kind: str = "event"  # CampaignChange.Kind: a player's stream checks again what it may hear
+    pnj: bool = False  # the card that changed is a PNJ's: players hear it as their view of PNJ
 
 
 def visible(change: Change, *, player: int | None) -> bool:
-    """Whether a viewer sees `change`: the DJ (player None) sees all, a player their own PJ."""
-    return player is None or change.pj is None or change.player == player
+    """Whether a viewer sees `change`: the DJ (player None) sees all, a player their own PJ
+    and the PNJ (what a player sees of them is campaign.reveal's to say)."""
+    return player is None or change.pj is None or change.pnj or change.player == player
 
 
-def summary(changes: Sequence[Change]) -> dict:
-    """Several changes as one message: the last cursor, the PJ ids, whether all changed, and
-    the kinds of change (a page redraws its session bar after a session's)."""
-    return {
+def summary(changes: Sequence[Change], *, dj: bool = True) -> dict:
+    """Several changes as one message: the last cursor, the card ids, whether all changed,
+    the kinds of change (a page redraws its session bar after a session's), and for a
+    player (`dj` False) whether the PNJ changed, their ids left out."""
+    data = {
         "cursor": changes[-1].cursor,
-        "pj": sorted({c.pj for c in changes if c.pj is not None}),
+        "pj": sorted({c.pj for c in changes if c.pj is not None and (dj or not c.pnj)}),
         "all": any(c.pj is None for c in changes),
         "kinds": sorted({str(c.kind) for c in changes}),
     }
+    if not dj and (data["all"] or any(c.pnj for c in changes)):
+        data["foes"] = True
+    return data
 
 
 def changes_between(
@@ -89,9 +95,9 @@ def changes_between(
     rows = (
         CampaignChange.objects.filter(campaign_id=campaign_id, cursor__gt=after, cursor__lte=upto)
         .order_by("cursor")
-        .values_list("cursor", "character_id", "character__player_id", "kind")
+        .values_list("cursor", "character_id", "character__player_id", "kind", "character__kind")
     )
-    return [Change(*row) for row in rows]
+    return [Change(*row[:4], row[4] == "pnj") for row in rows]
 
 
 def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int, list[Change]]:
@@ -102,13 +108,20 @@ def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int
     rows = (
         CampaignChange.objects.filter(where)
         .order_by("campaign_id", "cursor")
-        .values_list("campaign_id", "cursor", "character_id", "character__player_id", "kind")[
-            :limit
-        ]
+        .values_list(
+            "campaign_id",
+            "cursor",
+            "character_id",
+            "character__player_id",
+            "kind",
+            "character__kind",
+        )[:limit]
     )
     found: dict[int, list[Change]] = {}
-    for campaign_id, cursor, pj, player, kind in rows:
-        found.setdefault(campaign_id, []).append(Change(cursor, pj, player, kind))
+    for campaign_id, cursor, pj, player, kind, character_kind in rows:
+        found.setdefault(campaign_id, []).append(
+            Change(cursor, pj, player, kind, character_kind == "pnj")
+        )
     return found
 
 
@@ -195,7 +208,8 @@ class Feed:
         if not self.window.extend(changes):
             return
         new = [change for change in changes if change.cursor > before]
-        if any(change.pj is None or change.kind in NOTABLE for change in new):
+        # A PNJ's change reaches every sheet too: what players see of the fight's PNJ.
+        if any(change.pj is None or change.pnj or change.kind in NOTABLE for change in new):
             woken = set(self.wakes)
         else:
             woken = {None, *(change.player for change in new if change.player is not None)}

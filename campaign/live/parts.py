@@ -6,7 +6,10 @@ A part is one element a live page changes in place, named by what it stands for:
   events;
 - a player's sheet: ("own", pk) the PJ's own sheet card, ("party", pk) another PJ as the
   party sees it, ("status",) the sheet's clock line;
-- ("pks",) the PJ in play as [pk, player id] pairs, for a change of every card.
+- ("pks",) the PJ in play as [pk, player id] pairs, for a change of every card;
+- ("pnj",) the PNJ in play, as pks (the board's PNJ cards are ("card", pk) too);
+- ("foes",) the sheet's view of the PNJ in the fight, as players may see them
+  (campaign.reveal): the same for every player.
 
 Parts carry no CSRF token and no idempotency key (`common` renderings): htmx sends the
 token as a header and static/js/live/taps.js keys each form. So one rendering serves every
@@ -47,9 +50,16 @@ class _Reads:
         self.in_play = {c.pk: c for c in self.characters}
 
     @cached_property
+    def pnj(self) -> dict:
+        return {c.pk: c for c in selectors.board_pnj(campaign=self.campaign)}
+
+    @cached_property
     def board(self) -> selectors.BoardView:
         return selectors.board_view(
-            campaign=self.campaign, session=False, characters=self.characters
+            campaign=self.campaign,
+            session=False,
+            characters=self.characters,
+            pnj=list(self.pnj.values()),
         )
 
     @cached_property
@@ -73,11 +83,12 @@ def _gone(pk: int) -> str:
 
 
 def _board_card(reads: _Reads, pk: int) -> str:
-    if pk not in reads.in_play:
+    character = reads.in_play.get(pk) or reads.pnj.get(pk)
+    if character is None:
         return _gone(pk)
     context = {
         **reads.panels,
-        "card": present_board.card(reads.board, reads.in_play[pk]),
+        "card": present_board.card(reads.board, character),
         "common": True,
     }
     return render_to_string("campaign/board/_card.html", context)
@@ -110,6 +121,14 @@ def _part(reads: _Reads, key: tuple) -> object:
     kind, pk = key[0], (key[1] if len(key) > 1 else None)
     if kind == "pks":
         return [[c.pk, c.player_id] for c in reads.characters]
+    if kind == "pnj":
+        return sorted(reads.pnj)
+    if kind == "foes":
+        context = {
+            "campaign": reads.campaign,
+            "foes": present_sheet.foes(reads.now, reads.catalogue),
+        }
+        return render_to_string("campaign/sheet/_foes.html", context)
     if kind == "panels":
         context = {**reads.panels, "common": True}
         return render_to_string("campaign/board/live_panels.html", context)

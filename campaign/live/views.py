@@ -159,7 +159,7 @@ def _event(name: str, data: dict, *, id: str | None = None) -> str:
 
 
 def _summary(follow: Follow, changes: list[live.Change]) -> dict:
-    data = live.summary(changes)
+    data = live.summary(changes, dj=follow.dj)
     return {"campaign": follow.campaign_id, "after": follow.sent, **data}
 
 
@@ -174,13 +174,20 @@ async def _parts(
         assert isinstance(pks, list)  # live.parts renders ("pks",) as [pk, player] pairs
         players = {pk: player for pk, player in pks}
     else:
-        players = {c.pj: c.player for c in changes if c.pj is not None}
+        players = {c.pj: c.player for c in changes if c.pj is not None and not c.pnj}
     if follow.dj:
-        keys = parts.dj_keys(sorted(players))
+        pnj = {c.pj for c in changes if c.pj is not None and c.pnj}
+        if data["all"]:
+            listed = (await hub.parts(follow.campaign_id, cursor, lang, [("pnj",)]))[("pnj",)]
+            assert isinstance(listed, list)  # live.parts renders ("pnj",) as a list of pks
+            pnj = set(listed)
+        keys = parts.dj_keys(sorted(players) + sorted(pnj))
     else:
         own = sorted(pk for pk, player in players.items() if player == user_id)
         others = sorted(pk for pk, player in players.items() if player != user_id)
         keys = parts.sheet_keys(own=own, party=others if follow.party else [])
+        if data.get("foes"):
+            keys.append(("foes",))
         # Every player's own card of the change, in one go: the first sheet to ask renders
         # them for the others, which then find them rendered.
         played = sorted(pk for pk, player in players.items() if player is not None)

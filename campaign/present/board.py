@@ -2,13 +2,29 @@
 recent events), from the board's data (selectors.board_view)."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+
+from rules import texts
+from rules.vocab import GRADES
 
 from ..models import NOT_UNDONE, Character, StateEvent
 from ..selectors import BoardView
 from ..taps import CALCULATOR_ATTRIBUTES
-from ..turn_order import Fight, slot_name
+from ..turn_order import OUT_WHY, Fight, slot_name
+from . import lang
 from .card import Card, board_card
 from .figures import clock_parts
+
+# The E.Alt an area blow may give: those that need no second choice (an emotion, a source).
+AREA_TYPES = ("heridas", "fatiga", "shock")
+
+# Why one leaves the fight, in the board's words (turn_order.OUT_WHY).
+OUT_WORDS = {
+    "incapacitado": _lazy("incapacitated"),
+    "inconsciente": _lazy("unconscious"),
+    "huye": _lazy("fled"),
+    "otro": _lazy("out of the fight"),
+}
 
 TIME_BUTTONS = (
     (1, "minutes", "+1 min"),
@@ -31,10 +47,32 @@ def cards(view: BoardView) -> list[Card]:
 
 
 def card(view: BoardView, character: Character) -> Card:
-    """One PJ's card on the board (`character` may be one no longer in play)."""
-    return board_card(
-        view.campaign, character, view.catalogue, party_clock=party_clock(view.characters)
-    )
+    """One PJ's or PNJ's card on the board (`character` may be one no longer in play). A
+    PNJ lives on its own clock: never "behind the party"."""
+    clock = 0 if character.is_pnj else party_clock(view.characters)
+    return board_card(view.campaign, character, view.catalogue, party_clock=clock)
+
+
+def pnj_groups(view: BoardView) -> list[dict]:
+    """The PNJ section's groups: the copies of one Plantilla folded under its name (when
+    there are two or more in play), every other PNJ a group of its own."""
+    groups: list[dict] = []
+    by_template: dict[int, dict] = {}
+    count: dict[int, int] = {}
+    for c in view.pnj:
+        if c.template_id is not None:
+            count[c.template_id] = count.get(c.template_id, 0) + 1
+    for c in view.pnj:
+        entry = board_card(view.campaign, c, view.catalogue)
+        if c.template_id is not None and count[c.template_id] > 1:
+            if c.template_id not in by_template:
+                assert c.template is not None  # read with the PNJ (selectors.board_pnj)
+                by_template[c.template_id] = {"name": c.template.name, "cards": []}
+                groups.append(by_template[c.template_id])
+            by_template[c.template_id]["cards"].append(entry)
+        else:
+            groups.append({"name": None, "cards": [entry]})
+    return groups
 
 
 def party_who(event: StateEvent, names: dict[int, str], in_play: set[int]) -> str:
@@ -61,16 +99,18 @@ def fight_view(
         return None
     slots = []
     for i, slot in enumerate(now.order):
-        pj = in_play.get(slot.pj) if slot.pj is not None else None
+        acting = [in_play[pk] for pk in slot.members if pk in in_play]
         slots.append(
             {
                 "name": slot_name(slot, names),
                 "pj": slot.pj,
+                "members": slot.members,
                 "init": slot.init,
                 "current": i == now.current,
                 "next": slot is now.next_slot and i != now.current,
-                "away": slot.pj is not None and pj is None,  # archived meanwhile
-                "cannot_act": pj is not None and not pj.snapshot.state["can_act"],
+                "away": slot.pj is not None and not acting,  # archived meanwhile
+                # The turn is lost when none of it can act (a group: none of its copies).
+                "cannot_act": bool(acting) and not any(c.snapshot.state["can_act"] for c in acting),
             }
         )
     current = slots[now.current] if 0 <= now.current < len(slots) else None
@@ -83,6 +123,17 @@ def fight_view(
         "next": following,
         "last_turn": now.last_turn,
         "lost": bool(current and current["cannot_act"]),
+        "out": now.out,
+        "fighting": now.fighting,
+        "has_enemies": any(
+            in_play[pk].is_pnj and in_play[pk].side == Character.Side.ENEMIGO
+            for pk in now.fighting | set(now.out)
+            if pk in in_play
+        ),
+        "out_names": [
+            {"name": names.get(pk, "?"), "why": OUT_WORDS.get(why, why)}
+            for pk, why in now.out.items()
+        ],
     }
 
 
@@ -108,7 +159,7 @@ def panels(view: BoardView) -> dict:
     undo_note = _("Nothing to undo")
     if _ended(latest):
         undo_note = _("The last event is from a session that has ended: void it from the history.")
-    fighting = fight_view(view.fight, view.names, {c.pk: c for c in view.characters})
+    fighting = fight_view(view.fight, view.names, {c.pk: c for c in [*view.characters, *view.pnj]})
     return {
         "campaign": view.campaign,
         "characters": view.characters,
@@ -121,9 +172,18 @@ def panels(view: BoardView) -> dict:
         "voidable": any(not e.is_void for e in view.recent),
         "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),
         "attribute_choices": CALCULATOR_ATTRIBUTES,
+        "out_choices": [(why, OUT_WORDS[why]) for why in OUT_WHY],
+        "area_types": [(t, texts.TYPE_LABELS[t][lang()]) for t in AREA_TYPES],
+        "area_grades": [(g, texts.GRADE_LABELS[g][lang()]) for g in GRADES],
     }
 
 
 def page(view: BoardView) -> dict:
     """The whole board: its panels, every card and the open session."""
-    return {**panels(view), "cards": cards(view), "session": view.session}
+    return {
+        **panels(view),
+        "cards": cards(view),
+        "pnj_groups": pnj_groups(view),
+        "templates": view.templates,
+        "session": view.session,
+    }

@@ -1,6 +1,7 @@
 """A player's sheet: its own card, the party's cards and where its PJ stands in the fight,
 from the sheet's data (selectors.sheet_view)."""
 
+from .. import reveal
 from ..models import Character
 from ..selectors import PartyNow, SheetView
 from ..turn_order import slot_name
@@ -22,16 +23,48 @@ def turn_for(pk: int, now: PartyNow) -> dict | None:
     mine = fight.slot_of(pk)
     before = None
     if mine is not None and mine != fight.current:
-        before = slot_name(fight.order[mine - 1], now.names) if mine > 0 else None
+        # The one players see last before this PJ (a PNJ still hidden is not named).
+        seen = [s for s in fight.order[:mine] if reveal.visible(s, now.names)]
+        before = slot_name(seen[-1], now.names) if seen else None
     return {
         "round": fight.round,
         "now": slot_name(fight.current_slot, now.names),
         "mine": mine == fight.current,
         "in_order": mine is not None,
         "next": mine is not None and fight.next_slot is fight.order[mine] and mine != fight.current,
-        "first": mine == 0 and fight.current != 0,
+        "first": mine is not None and mine != fight.current and before is None,
         "after": before,
     }
+
+
+def foes(now: PartyNow, catalogue: dict) -> list[dict]:
+    """The PNJ of the fight going on as players see them (campaign.reveal), in the order's
+    order, those taken out last: "an enemy", a name, its state in words, or its card."""
+    fight = now.fight
+    if fight is None:
+        return []
+    by_pk = {c.pk: c for c in now.pnj}
+    fighting = [pk for s in fight.order for pk in s.members]
+    shown = []
+    for pk in fighting + [pk for pk in fight.out if pk not in fighting]:
+        character = by_pk.get(pk)
+        how = reveal.seen(character, fight) if character is not None else None
+        if character is None or how is None:
+            continue
+        card = None
+        if how.card:
+            card = build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
+        shown.append(
+            {
+                "name": how.name,
+                "named": how.named,
+                "ally": character.side == Character.Side.ALIADO,
+                "words": ", ".join(how.words),
+                "card": card,
+                "turn": fight.current_slot is not None and pk in fight.current_slot.members,
+            }
+        )
+    return shown
 
 
 def own_card(view: SheetView, character: Character | None = None) -> Card:
@@ -49,4 +82,5 @@ def page(view: SheetView) -> dict:
         "clock": clock_parts(view.now.clock),
         "round": view.now.round,
         "turn": turn_for(view.character.pk, view.now),
+        "foes": foes(view.now, view.catalogue),
     }

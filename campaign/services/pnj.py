@@ -3,6 +3,7 @@ set up (side, party, what players see), put in a fight or taken out of it, and h
 (the area blow). Their log, rules and card are a PJ's (services.characters, events)."""
 
 import re
+from collections.abc import Iterable
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -24,10 +25,13 @@ COPIES_MAX = 20
 NAME_MAX = turn_order.NAME_MAX
 
 
-def _names(campaign: Campaign, name: str, count: int) -> list[str]:
+def pnj_names(
+    campaign: Campaign, name: str, count: int, *, also_taken: Iterable[str] = ()
+) -> list[str]:
     """The names of `count` new PNJ called `name`: the name itself for one when it is free,
-    else numbered after the highest "name N" of the campaign ("Bandido ×4": Bandido 1–4)."""
-    taken = set(campaign.characters.values_list("name", flat=True))
+    else numbered after the highest "name N" of the campaign and of `also_taken` (lines of
+    a form not saved yet): "Bandido ×4" makes Bandido 1–4."""
+    taken = set(campaign.characters.values_list("name", flat=True)) | set(also_taken)
     folded = {t.casefold() for t in taken}
     if count == 1 and name.casefold() not in folded:
         return [name]
@@ -96,7 +100,7 @@ def pnj_create(
             return made  # a repeated tap: the PNJ its first made
         if join is not None:
             fight_as_seen(campaign, expected)
-        names = _names(campaign, name, count)
+        names = pnj_names(campaign, name, count)
         made = [
             character_create(
                 campaign=campaign,

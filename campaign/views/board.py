@@ -97,6 +97,7 @@ def refresh(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         return HttpResponseBadRequest(_("Unknown PJ."))
     if request.GET.get("all") == "1":
         pks = [c.pk for c in selectors.board_characters(campaign=campaign)]
+        pks += [c.pk for c in selectors.board_pnj(campaign=campaign)]
     keys = parts.dj_keys(pks)
     rendered = parts.render(campaign.pk, lang(), keys)
     found = [rendered[key] for key in keys]  # a DJ's parts: all HTML

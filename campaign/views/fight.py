@@ -9,6 +9,7 @@ the fight are taps on the board, answered like the clock bar's (every card and t
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -28,7 +29,10 @@ TEMPLATE = "campaign/fight.html"
 
 
 class Row:
-    """One line of the order form: a PJ or someone else, and the initiative typed."""
+    """One line of the order form and the initiative typed: a PJ or PNJ ("pj:12"), a group
+    of PNJ who share a turn ("pj:12+13+14"), a PNJ to make when the order is saved
+    ("new:<n>:<template pk or 0>", its name typed), or, in a fight from before PNJ, someone
+    named with no card ("npc:<n>")."""
 
     def __init__(self, slot: str, name: str = "", init: str = "") -> None:
         self.slot, self.name, self.init = slot, name, init
@@ -36,14 +40,31 @@ class Row:
         self.label = name
 
     @property
+    def members(self) -> list[int]:
+        kind, _sep, numbers = self.slot.partition(":")
+        if kind != "pj":
+            return []
+        found = [whole(n) for n in numbers.split("+")[: turn_order.SLOTS_MAX]]
+        return [n for n in found if n is not None] if None not in found else []
+
+    @property
     def pj(self) -> int | None:
-        kind, _sep, number = self.slot.partition(":")
-        return whole(number) if kind == "pj" else None
+        members = self.members
+        return members[0] if members else None
 
     @property
     def npc(self) -> int | None:
         kind, _sep, number = self.slot.partition(":")
         return whole(number) if kind == "npc" else None
+
+    @property
+    def new(self) -> tuple[int, int] | None:
+        """A PNJ to make: (its number on the page, its template's pk or 0)."""
+        kind, _sep, rest = self.slot.partition(":")
+        number, _sep, template = rest.partition(":")
+        if kind != "new" or whole(number) is None or whole(template or "0") is None:
+            return None
+        return whole(number) or 0, whole(template or "0") or 0
 
 
 def _name(text: str | None) -> str:
@@ -70,7 +91,7 @@ def _rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
         return [Row(f"pj:{c.pk}") for c in characters]
     return [
         Row(
-            f"pj:{s.pj}" if s.pj is not None else f"npc:{s.npc}",
+            "pj:" + "+".join(map(str, s.members)) if s.pj is not None else f"npc:{s.npc}",
             s.name,
             "" if s.init is None else str(s.init),
         )
@@ -78,7 +99,7 @@ def _rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
     ]
 
 
-def _initiative(text: str) -> int | None:
+def initiative_of(text: str) -> int | None:
     """The initiative typed ("", "12", "-1"); ValueError when it is not a whole number."""
     if not text:
         return None
@@ -95,6 +116,7 @@ def _move(
     request: AuthedHttpRequest,
     in_play: dict,
     now: turn_order.Fight | None,
+    campaign: Campaign,
 ) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
@@ -114,7 +136,7 @@ def _move(
         keyed, bad = [], False
         for row in rows:
             try:
-                keyed.append((row, _initiative(row.init)))
+                keyed.append((row, initiative_of(row.init)))
             except ValueError:
                 row.error, bad = _("A whole number, or blank."), True
         if bad:
@@ -122,42 +144,52 @@ def _move(
         keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
         rows[:] = [row for row, _value in keyed]
     elif doing == "add":
-        return _add(rows, request, in_play, now)
+        return _add(rows, request, in_play, now, campaign)
     return ""
 
 
 def _add(
-    rows: list[Row], request: AuthedHttpRequest, in_play: dict, now: turn_order.Fight | None
+    rows: list[Row],
+    request: AuthedHttpRequest,
+    in_play: dict,
+    now: turn_order.Fight | None,
+    campaign: Campaign,
 ) -> str:
-    """The form's "add" move: a PJ in play, or someone named, joins the order's end."""
+    """The form's "add" move: a PJ or PNJ in play joins the order's end, or new PNJ do
+    (named, ×N, or copies of the Plantilla of that name), made when the order is saved."""
     chosen = request.POST.get("new", "")
     init = (request.POST.get("new_init") or "").strip()[:12]
     try:
-        _initiative(init)
+        initiative_of(init)
     except ValueError:
         return _("Type the initiative as a whole number, or leave it blank.")
-    taken = {row.pj for row in rows}
+    taken = {pk for row in rows for pk in row.members}
     if chosen.startswith("pj:"):
         pk = whole(chosen[3:])
         if pk not in in_play or pk in taken:
-            return _("Choose a PJ in play who is not in the order yet.")
+            return _("Choose a PJ or PNJ in play who is not in the order yet.")
         rows.append(Row(chosen, "", init))
     else:
         name = _name(request.POST.get("new_name"))
+        count = whole(request.POST.get("new_count") or "1", digits=3)
         if not name and not init:
             return ""  # nothing typed to add (Enter in another field): the page as it is
         if not name:
             return _("Name whoever joins the order (an enemy, an ally…).")
-        if len(name) > turn_order.NAME_MAX:
-            return _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX}
-        # Never the number of someone in the fight's order: each other is its own.
-        taken_npcs = (
-            [row.npc or 0 for row in rows] + [s.npc or 0 for s in now.order]
-            if now
-            else [row.npc or 0 for row in rows]
+        if count is None or not 1 <= count <= services.COPIES_MAX:
+            return _("How many: from 1 to %(n)s.") % {"n": services.COPIES_MAX}
+        room = turn_order.NAME_MAX - (3 if count > 1 else 0)
+        if len(name) > room:
+            return _("A name of at most %(n)s characters.") % {"n": room}
+        template = next(
+            (t for t in campaign.templates.all() if t.name.casefold() == name.casefold()), None
         )
-        number = max(taken_npcs, default=0) + 1
-        rows.append(Row(f"npc:{number}", name, init))
+        number = max((row.new[0] for row in rows if row.new), default=0)
+        names = services.pnj_names(
+            campaign, template.name if template else name, count, also_taken=[r.name for r in rows]
+        )
+        for i, each in enumerate(names, start=1):
+            rows.append(Row(f"new:{number + i}:{template.pk if template else 0}", each, init))
     if len(rows) > turn_order.SLOTS_MAX:
         rows.pop()
         return _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
@@ -169,7 +201,7 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
     slots, ok = [], True
     for row in rows:
         try:
-            init = _initiative(row.init)
+            init = initiative_of(row.init)
         except ValueError:
             row.error, ok = _("A whole number, or blank."), False
             continue
@@ -180,11 +212,21 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
                 False,
             )
             continue
-        if row.pj is not None:
-            if row.pj not in in_play:
-                row.error, ok = _("This PJ is no longer in play: take it out."), False
+        members = row.members
+        if members:
+            if not all(pk in in_play for pk in members):
+                row.error, ok = _("This one is no longer in play: take it out."), False
                 continue
-            slots.append(turn_order.Slot(pj=row.pj, init=init))
+            slots.append(turn_order.Slot(pj=members[0], also=tuple(members[1:]), init=init))
+        elif row.new is not None:
+            if not row.name or len(row.name) > turn_order.NAME_MAX:
+                row.error, ok = (
+                    _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX},
+                    False,
+                )
+                continue
+            # A PNJ made when the order is saved (_record_order): its number for now.
+            slots.append(turn_order.Slot(npc=-(row.new[0]), name=row.name, init=init))
         elif row.npc is not None:
             if not row.name:
                 row.error, ok = _("Give it a name."), False
@@ -206,7 +248,9 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
 def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """Start a fight with an order, or change the order of the one going on."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    characters = selectors.board_characters(campaign=campaign)
+    characters = selectors.board_characters(campaign=campaign) + selectors.board_pnj(
+        campaign=campaign
+    )
     in_play = {c.pk: c for c in characters}
     now = selectors.fight_now(campaign=campaign)
     error, status = "", 200
@@ -223,7 +267,7 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         rows = _rows_from(request)
         step = request.POST.get("step", "")
         if step:
-            error = _move(rows, step, request, in_play, now)
+            error = _move(rows, step, request, in_play, now, campaign)
             status = 422 if error else 200
         else:
             slots = _slots(rows, in_play)
@@ -233,19 +277,32 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
                 error, status = _("Put someone in the order first."), 422
             else:
                 try:
-                    _record_order(request, campaign, now, slots)
+                    with transaction.atomic():
+                        slots = _made(request, campaign, rows, slots)
+                        _record_order(request, campaign, now, slots)
                 except ValidationError as err:
                     error, status = " ".join(err.messages), 409
                 else:
                     return redirect("board", slug=campaign.slug)
     names = selectors.character_names(campaign=campaign)
     for row in rows:
-        row.label = names.get(row.pj, "?") if row.pj is not None else row.name
-    taken = {row.pj for row in rows}
+        row.label = ", ".join(names.get(pk, "?") for pk in row.members) if row.members else row.name
+        pnj = row.pj is not None and row.pj in in_play and in_play[row.pj].is_pnj
+        row.hint = (  # type: ignore[attr-defined]  # for the template
+            _("group")
+            if len(row.members) > 1
+            else _("PNJ")
+            if pnj
+            else _("new PNJ")
+            if row.new
+            else _("PJ")
+        )
+    taken = {pk for row in rows for pk in row.members}
     context = {
         "campaign": campaign,
         "rows": rows,
         "addable": [c for c in characters if c.pk not in taken],
+        "templates": campaign.templates.order_by("name"),
         "fight": now,
         "fight_current": turn_order.slot_name(now.current_slot, names)
         if now and now.current_slot
@@ -254,6 +311,29 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         "active": "board",
     }
     return render(request, TEMPLATE, context, status=status)
+
+
+def _made(
+    request: AuthedHttpRequest, campaign: Campaign, rows: list[Row], slots: list
+) -> list[turn_order.Slot]:
+    """`slots` with the PNJ its new lines stand for made now (inside the order's
+    transaction: both or neither), each with its name, from its Plantilla if it has one."""
+    templates = {t.pk: t for t in campaign.templates.all()}
+    key = idempotency_key(request)
+    out = []
+    for row, slot in zip(rows, slots, strict=True):
+        if row.new is None:
+            out.append(slot)
+            continue
+        made = services.pnj_create(
+            campaign=campaign,
+            name=row.name,
+            template=templates.get(row.new[1]),
+            actor=request.user,
+            idempotency_key=f"{key}:n{row.new[0]}" if key else "",
+        )[0]
+        out.append(turn_order.Slot(pj=made.pk, init=slot.init))
+    return out
 
 
 def _record_order(
@@ -368,6 +448,7 @@ def fight_end(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         record = services.fight_end(
             campaign=campaign,
             expected=request.POST.get("turn", ""),
+            archive_enemies=request.POST.get("enemies") == "archive",
             actor=request.user,
             idempotency_key=idempotency_key(request),
         )

@@ -78,6 +78,8 @@ def sheet_refresh(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespons
         own=[character.pk] if everyone or character.pk in wanted else [],
         party=[p for p in party if everyone or p in wanted],
     )
+    if everyone or request.GET.get("foes") == "1":
+        keys.append(("foes",))
     rendered = parts.render(membership.campaign_id, lang(), keys)
     own = ("own", character.pk)
     if membership.role == Membership.Role.DJ and own in rendered:

@@ -43,7 +43,9 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
     const changed = detail.all ? shown : (detail.pj || []).map(String).filter((id) => {
       return shown.indexOf(id) !== -1;
     });
-    return changed.map((id) => { return (id === own ? "own:" : "party:") + id; }).concat(["status"]);
+    const list = changed.map((id) => { return (id === own ? "own:" : "party:") + id; }).concat(["status"]);
+    // The PNJ of the fight as players see them (a PNJ's change names no card here).
+    return detail.foes ? list.concat(["foes"]) : list;
   }
 
   function refresh(detail) {

@@ -66,7 +66,7 @@ def start_fight(page):
     page.get_by_role("link", name="Empezar combate").click()
     expect(page.get_by_role("heading", name="Empezar un combate")).to_be_visible()
     for name, init in (("Oni", "12"), ("Bandido", "5")):
-        page.get_by_label("Nombre (si es otro)").fill(name)
+        page.get_by_label("Nombre o plantilla (PNJ nuevo)").fill(name)
         page.locator('input[name="new_init"]').fill(init)
         page.get_by_role("button", name="Añadir", exact=True).click()
         expect(page.locator(f'input[name="name"][value="{name}"]')).to_be_attached()
@@ -197,7 +197,7 @@ def test_the_fight_bar_and_order_page_fit_a_phone(browser, table):
 def test_enter_on_the_order_page_adds_the_line_typed_and_starts_nothing(browser, table):
     page = board_page(browser, table)
     page.get_by_role("link", name="Empezar combate").click()
-    page.get_by_label("Nombre (si es otro)").fill("Ronin")
+    page.get_by_label("Nombre o plantilla (PNJ nuevo)").fill("Ronin")
     page.keyboard.press("Enter")
     expect(page.locator('input[name="name"][value="Ronin"]')).to_be_attached()
     page.locator('input[name="init"]').first.fill("7")
@@ -253,7 +253,7 @@ def test_a_second_tabs_start_page_never_overwrites_the_fight_started_meanwhile(b
     second.goto(f"{table['base']}/c/kiso/combate/")
     start_fight(first)
 
-    second.get_by_label("Nombre (si es otro)").fill("Lobo")
+    second.get_by_label("Nombre o plantilla (PNJ nuevo)").fill("Lobo")
     second.get_by_role("button", name="Añadir", exact=True).last.click()  # any tap says it
 
     expect(second.get_by_role("alert")).to_contain_text("Mientras tanto se empezó un combate")

@@ -330,15 +330,76 @@ def test_a_start_page_whose_fight_another_tab_started_records_nothing(
     assert StateEvent.objects.count() == count
 
 
-def test_a_new_other_never_takes_the_number_of_one_in_the_fight(dj_client, campaign, aiko):
+def test_a_name_typed_becomes_a_pnj_when_the_order_is_saved(dj_client, campaign, aiko):
     services.fight_start(campaign=campaign, order=[Slot(npc=1, name="Oni"), Slot(pj=aiko.pk)])
-    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "order", "turn": "1:0"}
+    form = {**rows(("npc:1", "Oni", ""), (f"pj:{aiko.pk}", "", "")), "mode": "order"}
 
     html = dj_client.post(
-        setup_url(), {**form, "step": "add", "new": "npc", "new_name": "Lobo"}
+        setup_url(), {**form, "turn": "1:0", "step": "add", "new": "npc", "new_name": "Lobo"}
     ).content.decode()
+    assert 'name="slot" value="new:1:0"' in html and 'value="Lobo"' in html
+    assert not campaign.characters.filter(name="Lobo").exists()  # a move writes nothing
 
-    assert 'name="slot" value="npc:2"' in html
+    saved = dj_client.post(
+        setup_url(),
+        {
+            **rows(("npc:1", "Oni", ""), (f"pj:{aiko.pk}", "", ""), ("new:1:0", "Lobo", "4")),
+            "mode": "order",
+            "turn": "1:0",
+        },
+    )
+    assert saved.status_code == 302
+    lobo = campaign.characters.get(name="Lobo")
+    assert lobo.is_pnj and lobo.side == "enemigo"
+    order = selectors.fight_now(campaign=campaign).order
+    assert [s.npc for s in order] == [1, None, None]  # the old name-only slot reads as before
+    assert order[2].pj == lobo.pk and order[2].init == 4
+
+
+def test_copies_of_a_template_join_the_order_numbered(dj_client, campaign, aiko):
+    services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    form = rows((f"pj:{aiko.pk}", "", ""))
+
+    html = dj_client.post(
+        setup_url(),
+        {**form, "step": "add", "new": "npc", "new_name": "bandido", "new_count": "3"},
+    ).content.decode()
+    for n in (1, 2, 3):
+        assert f'value="Bandido {n}"' in html
+
+    template = campaign.templates.get()
+    started = dj_client.post(
+        setup_url(),
+        {
+            **rows(
+                (f"pj:{aiko.pk}", "", ""),
+                *((f"new:{n}:{template.pk}", f"Bandido {n}", "") for n in (1, 2, 3)),
+            ),
+            "mode": "start",
+        },
+    )
+    assert started.status_code == 302
+    made = list(campaign.characters.filter(template=template).order_by("name"))
+    assert [c.name for c in made] == ["Bandido 1", "Bandido 2", "Bandido 3"]
+    assert [s.pj for s in selectors.fight_now(campaign=campaign).order[1:]] == [c.pk for c in made]
+
+
+def test_a_group_keeps_its_one_slot_through_the_page(dj_client, campaign, aiko):
+    made = services.pnj_create(campaign=campaign, name="Oni", count=2)
+    group = "pj:" + "+".join(str(c.pk) for c in made)
+    services.fight_start(
+        campaign=campaign,
+        order=[Slot(pj=aiko.pk), Slot(pj=made[0].pk, also=(made[1].pk,))],
+    )
+    html = dj_client.get(setup_url()).content.decode()
+    assert f'name="slot" value="{group}"' in html and "Oni 1, Oni 2" in html
+
+    saved = dj_client.post(
+        setup_url(),
+        {**rows((group, "", "9"), (f"pj:{aiko.pk}", "", "")), "mode": "order", "turn": "1:0"},
+    )
+    assert saved.status_code == 302
+    assert selectors.fight_now(campaign=campaign).order[0].members == tuple(c.pk for c in made)
 
 
 def test_moving_one_still_to_act_before_the_turn_says_they_wait_a_round(

@@ -610,3 +610,36 @@ def test_a_write_of_this_process_reaches_its_streams_without_being_read_back(cam
 
     assert batch == [Change(start + 1, aiko.pk, None, "event")]
     assert "changes_after" not in reads
+
+
+@pytest.mark.django_db
+def test_a_player_hears_a_pnj_change_as_the_foes_without_its_card(client, campaign, aiko, player):
+    jefe = services.pnj_create(campaign=campaign, name="Jefe")[0]
+    client.force_login(player)
+    since = cursor(campaign)
+
+    wound(jefe)
+
+    assert batches(poll(client, campaign, since)) == [
+        {
+            "after": since,
+            "cursor": since + 1,
+            "pj": [],
+            "all": False,
+            "kinds": ["event"],
+            "foes": True,
+        }
+    ]
+
+
+@pytest.mark.django_db
+def test_the_dj_hears_a_pnj_change_as_its_card(client, campaign, dj):
+    jefe = services.pnj_create(campaign=campaign, name="Jefe")[0]
+    client.force_login(dj)
+    since = cursor(campaign)
+
+    wound(jefe)
+
+    assert batches(poll(client, campaign, since)) == [
+        {"after": since, "cursor": since + 1, "pj": [jefe.pk], "all": False, "kinds": ["event"]}
+    ]

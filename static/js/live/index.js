@@ -79,7 +79,7 @@ function follow(live) {
       return;
     }
     const parts = message.view === me.view ? message.parts : undefined;
-    pageNews({ cursor: message.cursor, pj: message.pj, all: message.all, kinds: message.kinds, parts });
+    pageNews({ cursor: message.cursor, pj: message.pj, all: message.all, kinds: message.kinds, foes: message.foes, parts });
   }
 
   watchAnswers();

@@ -14,7 +14,8 @@ export function given(detail, names) {
 // the page's own actions went out meanwhile (the answer may be older than that action's:
 // the news is asked again once it is answered).
 export async function fetchParts(url, detail) {
-  const query = detail.all ? "all=1" : (detail.pj || []).map((id) => `pj=${id}`).join("&");
+  let query = detail.all ? "all=1" : (detail.pj || []).map((id) => `pj=${id}`).join("&");
+  if (detail.foes) query += "&foes=1";
   const response = await fetch(`${url}?${query}`, {
     headers: { "HX-Request": "true" },
     credentials: "same-origin",
