@@ -1159,8 +1159,9 @@ def pnj_campaign(db):
     Reminder.objects.create(
         campaign=campaign, text="Llegan refuerzos", when="round", round=3, every=True
     )
-    Reminder.objects.create(
-        campaign=campaign, text="Sato reza", when="end", character=sato, spent_seq=campaign.pk
+    passed = StateEvent.objects.filter(campaign=campaign, event__do="pass").order_by("seq")
+    Reminder.objects.create(  # spent by the fight's last pass
+        campaign=campaign, text="Sato reza", when="end", character=sato, spent_seq=passed.last().seq
     )
     return Campaign.objects.get(pk=campaign.pk)
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 from campaign import services
 from campaign.models import StateEvent
 from campaign.turn_order import Slot
+from tests.test_words import slips
 
 SECRET = "Zzsecreto"  # an enemy the DJ keeps unrevealed
 LURKER = "Qqacecho"  # hidden until its first turn, which never comes
@@ -115,6 +116,16 @@ def test_a_player_reads_no_name_the_dj_has_not_revealed(client, player, ambush):
     assert not {f"#{e.seq}" for e in pnj_events} & set(seen)
     assert f"#{ambush['out'].seq}" in seen  # the fight's own steps are
     assert "Bandido 1" not in seen["history"]
+
+
+@pytest.mark.parametrize("who", ["dj", "player"])
+def test_the_pages_with_pnj_speak_spanish(client, dj, player, ambush, who):
+    client.force_login(dj if who == "dj" else player)
+
+    seen = pages(client, ambush)
+
+    html = {name: text for name, text in seen.items() if name not in ("md", "csv", "svg")}
+    assert {name: slips(text) for name, text in html.items() if slips(text)} == {}
 
 
 def test_the_dj_reads_every_pnj_by_name_everywhere(client, dj, ambush):
