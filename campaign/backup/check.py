@@ -4,7 +4,7 @@ with the rules: backup.fold). What a valid file holds (its format and limits) is
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -21,6 +21,8 @@ from ..models import (
     Character,
     GameSession,
     Membership,
+    Reminder,
+    Template,
     max_length,
 )
 from .values import (
@@ -37,7 +39,10 @@ from .values import (
 )
 
 FORMAT = "zodiac-campaign"
-VERSION = 1
+# Version 2 added the PNJ (a character's kind and reveal settings), Plantillas and
+# reminders; a version 1 file reads as one with PJ only, no Plantillas, no reminders.
+VERSION = 2
+READS = (1, 2)
 # The largest file the import page takes (the command reads any size).
 MAX_BYTES = 50 * 1024 * 1024
 # Events read per database round trip by the export; rows written per bulk insert.
@@ -48,6 +53,18 @@ NAME_MAX = max_length(Campaign, "name")
 _PJ_NAME_MAX = max_length(Character, "name")
 _TITLE_MAX = max_length(GameSession, "title")
 _ENTRY_NAME_MAX = max_length(CatalogueEntry, "name")
+# As services.pnj.template_save: a copy's name and number fit a fight's order line.
+_TEMPLATE_NAME_MAX = min(max_length(Template, "name"), turn_order.NAME_MAX - 3)
+_REMINDER_MAX = max_length(Reminder, "text")
+# A PNJ's own fields, with the value a PNJ takes when its row leaves one out; a PJ has none.
+PNJ_FIELDS = {
+    "side": Character.Side.ENEMIGO.value,
+    "template": None,
+    "in_party": False,
+    "revealed": False,
+    "lurking": False,
+    "shows": Character.Shows.PALABRAS.value,
+}
 ENTRY_TEXTS = ("effect", "effect_leve", "effect_grave", "effect_persistente")
 
 
@@ -62,6 +79,30 @@ class _Character:
     joined_seq: int
     archived_at: datetime | None
     secret_names: list
+    kind: str = Character.Kind.PJ.value
+    # A PNJ's fields (PNJ_FIELDS; "template" is a Plantilla's ref); a PJ's: empty.
+    pnj: dict = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Template:
+    ref: int
+    name: str
+    side: str
+    attributes: dict
+    powers: list
+    notes: str
+
+
+@dataclass(slots=True)
+class _Reminder:
+    text: str
+    when: str
+    ref: int | None  # the character's ref
+    round: int | None
+    every: bool
+    spent_seq: int | None
+    created_at: datetime | None
 
 
 @dataclass(slots=True)
@@ -101,6 +142,8 @@ class Backup:
     characters: list[_Character]
     sessions: list[_Session]
     events: list[_Event]
+    templates: list[_Template] = field(default_factory=list)
+    reminders: list[_Reminder] = field(default_factory=list)
 
 
 def backup_parse(data: bytes | str) -> dict:
@@ -141,10 +184,10 @@ def backup_check(document: object) -> Backup:
             % {"format": FORMAT}
         )
     version = _get(document, "version", "", "positive")
-    if version != VERSION:
+    if version not in READS:
         raise BackupError(
-            _("This backup is version %(version)s; this server reads version %(known)s only.")
-            % {"version": version, "known": VERSION}
+            _("This backup is version %(version)s; this server reads versions 1 to %(latest)s.")
+            % {"version": version, "latest": VERSION}
         )
     head = _object(_get(document, "campaign", "", "object"), "campaign")
     options = _get(head, "options", "campaign", "object")
@@ -159,9 +202,13 @@ def backup_check(document: object) -> Backup:
         created_at=_get(head, "created_at", "campaign", "when"),
         catalogue=_catalogue(_get(document, "catalogue", "", "list")),
         memberships=_memberships(_get(document, "memberships", "", "list")),
-        characters=_characters(_get(document, "characters", "", "list")),
+        templates=_templates(_get(document, "templates", "", "list", default=[])),
+        characters=[],
         sessions=[],
         events=[],
+    )
+    backup.characters = _characters(
+        _get(document, "characters", "", "list"), {t.ref for t in backup.templates}
     )
     if backup.options["round_seconds"] > ROUND_SECONDS_MAX:
         raise BackupError(
@@ -171,7 +218,9 @@ def backup_check(document: object) -> Backup:
     refs = {c.ref for c in backup.characters}
     backup.sessions = _sessions(_get(document, "sessions", "", "list"), refs)
     numbers = {s.number for s in backup.sessions}
-    backup.events = _events(_get(document, "events", "", "list"), refs, numbers)
+    pnj = {c.ref for c in backup.characters if c.kind == Character.Kind.PNJ}
+    backup.events = _events(_get(document, "events", "", "list"), refs, numbers, pnj)
+    backup.reminders = _reminders(_get(document, "reminders", "", "list", default=[]), refs)
     return backup
 
 
@@ -223,7 +272,97 @@ def _memberships(items: list) -> list[tuple[str, str]]:
     return members
 
 
-def _characters(items: list) -> list[_Character]:
+def _templates(items: list) -> list[_Template]:
+    """The Plantillas (version 2), each with a ref its copies name it by."""
+    templates: list[_Template] = []
+    refs: set[int] = set()
+    names: dict[str, str] = {}
+    for i, item in enumerate(items):
+        place = f"templates[{i}]"
+        item = _object(item, place)
+        ref = _get(item, "ref", place, "positive")
+        if ref in refs:
+            raise BackupError(
+                _("%(place)s: another template of the file has the ref %(ref)s.")
+                % {"place": f"{place}.ref", "ref": ref}
+            )
+        refs.add(ref)
+        name = checked_name(item, "name", place, _TEMPLATE_NAME_MAX)
+        if (folded := name.casefold()) in names:  # as template_save: "Oni" and "oni" clash
+            raise BackupError(
+                _(
+                    "%(place)s: the name “%(name)s” is used by another template of the file "
+                    "(%(other)s)."
+                )
+                % {"place": f"{place}.name", "name": name, "other": names[folded]}
+            )
+        names[folded] = place
+        side = _one_of(item, "side", place, Character.Side.values)
+        attributes = _get(item, "attributes", place, "object", default={})
+        powers = _get(item, "powers", place, "list", default=[])
+        try:
+            attributes = scores_validate(attributes)
+            powers = powers_validate(powers)
+        except ValidationError as err:  # its message is already in the active language
+            raise BackupError(f"{place}: {' '.join(err.messages)}") from None
+        templates.append(
+            _Template(
+                ref=ref,
+                name=name,
+                side=side,
+                attributes=attributes,
+                powers=powers,
+                notes=_get(item, "notes", place, "text", default=""),
+            )
+        )
+    return templates
+
+
+def _pnj_fields(item: dict, place: str, kind: str, templates: set[int]) -> dict:
+    """A PNJ's own fields (PNJ_FIELDS, defaults for those left out); a PJ must have none,
+    and a PNJ no player."""
+    if kind == Character.Kind.PJ:
+        if extra := sorted(set(PNJ_FIELDS) & set(item)):
+            raise BackupError(
+                _("%(place)s: only a PNJ has this; this character is a PJ.")
+                % {"place": _here(place, extra[0])}
+            )
+        return {}
+    if item.get("player") is not None:
+        raise BackupError(_("%(place)s: a PNJ has no player.") % {"place": _here(place, "player")})
+    side = (
+        _one_of(item, "side", place, Character.Side.values)
+        if "side" in item
+        else PNJ_FIELDS["side"]
+    )
+    template = _get(item, "template", place, "positive", default=None, null=True)
+    if template is not None and template not in templates:
+        raise BackupError(
+            _("%(place)s: no template of the file has the ref %(ref)s.")
+            % {"place": _here(place, "template"), "ref": template}
+        )
+    in_party = _get(item, "in_party", place, "bool", default=False)
+    if in_party and side != Character.Side.ALIADO:
+        raise BackupError(
+            _("%(place)s: only an ally travels with the party.")
+            % {"place": _here(place, "in_party")}
+        )
+    shows = (
+        _one_of(item, "shows", place, Character.Shows.values)
+        if "shows" in item
+        else PNJ_FIELDS["shows"]
+    )
+    return {
+        "side": side,
+        "template": template,
+        "in_party": in_party,
+        "revealed": _get(item, "revealed", place, "bool", default=False),
+        "lurking": _get(item, "lurking", place, "bool", default=False),
+        "shows": shows,
+    }
+
+
+def _characters(items: list, templates: set[int]) -> list[_Character]:
     characters: list[_Character] = []
     refs: set[int] = set()
     names: dict[str, str] = {}
@@ -244,6 +383,13 @@ def _characters(items: list) -> list[_Character]:
                 % {"place": f"{place}.name", "name": name, "other": names[name]}
             )
         names[name] = place
+        # A file of version 1 has PJ only: no kind.
+        kind = (
+            _one_of(item, "kind", place, Character.Kind.values)
+            if "kind" in item
+            else Character.Kind.PJ.value
+        )
+        pnj = _pnj_fields(item, place, kind, templates)
         attributes = _get(item, "attributes", place, "object", default={})
         powers = _get(item, "powers", place, "list", default=[])
         secret_names = _get(item, "secret_names", place, "list", default=[])
@@ -265,9 +411,54 @@ def _characters(items: list) -> list[_Character]:
                 joined_seq=_get(item, "joined_seq", place, "count"),
                 archived_at=_get(item, "archived_at", place, "when", default=None, null=True),
                 secret_names=secret_names,
+                kind=kind,
+                pnj=pnj,
             )
         )
     return characters
+
+
+def _reminders(items: list, refs: set[int]) -> list[_Reminder]:
+    """The DJ's notes pinned to a fight (version 2): to a character's turn, or to a round."""
+    reminders: list[_Reminder] = []
+    for i, item in enumerate(items):
+        place = f"reminders[{i}]"
+        item = _object(item, place)
+        text = _get(item, "text", place, "text").strip()
+        if not text or len(text) > _REMINDER_MAX:
+            raise BackupError(
+                _("%(place)s must be a text of 1 to %(max)s characters.")
+                % {"place": f"{place}.text", "max": _REMINDER_MAX}
+            )
+        when = _one_of(item, "when", place, Reminder.When.values)
+        ref = _get(item, "character", place, "positive", default=None, null=True)
+        if ref is not None and ref not in refs:
+            raise BackupError(
+                _("%(place)s: no PJ of the file has the ref %(ref)s.")
+                % {"place": f"{place}.character", "ref": ref}
+            )
+        if ref is None and when != Reminder.When.ROUND:
+            raise BackupError(
+                _("%(place)s: a note for a turn needs whose turn it is.")
+                % {"place": f"{place}.character"}
+            )
+        round_ = _get(item, "round", place, "positive", default=None, null=True)
+        if round_ is None and when == Reminder.When.ROUND:
+            raise BackupError(
+                _("%(place)s: a note for a round needs its round.") % {"place": f"{place}.round"}
+            )
+        reminders.append(
+            _Reminder(
+                text=text,
+                when=when,
+                ref=ref,
+                round=round_,
+                every=_get(item, "every", place, "bool", default=False),
+                spent_seq=_get(item, "spent_seq", place, "positive", default=None, null=True),
+                created_at=_get(item, "created_at", place, "when", default=None, null=True),
+            )
+        )
+    return reminders
 
 
 def _sessions(items: list, refs: set[int]) -> list[_Session]:
@@ -346,7 +537,24 @@ def _time_bounded(event: dict, place: str) -> None:
             )
 
 
-def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
+def _fight_refs(event: dict, place: str, refs: set[int], pnj: set[int]) -> None:
+    """What turn_order.check leaves to the log's writer: the one taken out of the fight is a
+    character of the file, and a fight's end archived PNJ of the file (its enemies)."""
+    out = event.get("out")
+    if isinstance(out, dict) and out["pj"] not in refs:
+        raise BackupError(
+            _("%(place)s: no PJ of the file has the ref %(ref)s.")
+            % {"place": f"{place}.event.out.pj", "ref": out["pj"]}
+        )
+    for pk in event.get("archived", []):
+        if pk not in pnj:
+            raise BackupError(
+                _("%(place)s: no PNJ of the file has the ref %(ref)s.")
+                % {"place": f"{place}.event.archived", "ref": pk}
+            )
+
+
+def _events(items: list, refs: set[int], numbers: set[int], pnj: set[int]) -> list[_Event]:
     events: list[_Event] = []
     kinds = frozenset(rules.EVENT_KINDS)
     previous = 0
@@ -400,6 +608,7 @@ def _events(items: list, refs: set[int], numbers: set[int]) -> list[_Event]:
                     _("%(place)s is not a fight's turn order this app reads.")
                     % _p(f"{place}.event")
                 ) from None
+            _fight_refs(event, place, refs, pnj)
             party = ()
         elif not isinstance(kind, str) or kind not in kinds:
             raise BackupError(

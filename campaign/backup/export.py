@@ -14,9 +14,10 @@ from django.utils import timezone
 from .. import turn_order
 from ..models import (
     Campaign,
+    Character,
     StateEvent,
 )
-from .check import ENTRY_TEXTS, EXPORT_CHUNK, FORMAT, VERSION
+from .check import ENTRY_TEXTS, EXPORT_CHUNK, FORMAT, PNJ_FIELDS, VERSION
 
 
 def _dumps(value: object) -> str:
@@ -57,6 +58,8 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
         if first_seq.get(c.pk, 0) <= cut
     ]
     refs = {c.pk: n for n, c in enumerate(characters, start=1)}
+    templates = list(campaign.templates.order_by("pk"))
+    template_refs = {t.pk: n for n, t in enumerate(templates, start=1)}
     yield f'{{\n"format": {_dumps(FORMAT)},\n"version": {VERSION},\n'
     yield f'"exported_at": {_dumps(_when(timezone.now()))},\n'
     head = {
@@ -78,11 +81,26 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
     ]
     yield _list("memberships", memberships)
     yield _list(
+        "templates",
+        [
+            {
+                "ref": template_refs[t.pk],
+                "name": t.name,
+                "side": t.side,
+                "attributes": t.attributes,
+                "powers": t.powers,
+                "notes": t.notes,
+            }
+            for t in templates
+        ],
+    )
+    yield _list(
         "characters",
         [
             {
                 "ref": refs[c.pk],
                 "name": c.name,
+                "kind": c.kind,
                 "player": _username(c.player),
                 "attributes": c.attributes,
                 "powers": c.powers,
@@ -90,6 +108,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
                 "joined_seq": c.joined_seq,
                 "archived_at": _when(c.archived_at),
                 "secret_names": c.secret_names,
+                **(_pnj_fields(c, template_refs) if c.is_pnj else {}),
             }
             for c in characters
         ],
@@ -110,6 +129,23 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
                 },
             }
             for s in campaign.sessions.order_by("number")
+        ],
+    )
+    yield _list(
+        "reminders",
+        [
+            {
+                "text": r.text,
+                "when": r.when,
+                "character": refs[r.character_id] if r.character_id is not None else None,
+                "round": r.round,
+                "every": r.every,
+                "spent_seq": r.spent_seq,
+                "created_at": _when(r.created_at),
+            }
+            for r in campaign.reminders.order_by("created_at", "pk")
+            # A note pinned to a PNJ made after the cut goes with it.
+            if r.character_id is None or r.character_id in refs
         ],
     )
     username = get_user_model().USERNAME_FIELD
@@ -163,6 +199,13 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
         yield separator + _dumps(item)
         separator = ",\n"
     yield "\n]\n}\n"
+
+
+def _pnj_fields(character: Character, template_refs: dict[int, int]) -> dict:
+    """A PNJ's own fields (check.PNJ_FIELDS), its Plantilla by its ref in the file."""
+    fields = {name: getattr(character, name) for name in PNJ_FIELDS if name != "template"}
+    fields["template"] = template_refs.get(character.template_id or 0)
+    return fields
 
 
 def _list(key: str, items: list) -> str:

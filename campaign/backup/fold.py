@@ -45,10 +45,10 @@ class Fold:
         """Every event with its effects and the states it leaves, by ref, in seq order.
 
         A PJ's log is its own events and the campaign-wide ones that reached it
-        (selectors.in_log_of): those its `party` lists, or, in a file without it, those with
-        a seq above its joined_seq; a campaign-wide event goes to each of those PJ in file
-        order (event_record's pk order). BackupError names an event the rules
-        refuse. Afterwards `state` and `last_seq` hold each PJ's current state.
+        (selectors.in_log_of): those its `party` lists, or, in a file without it, the PJ and
+        allies in the party with a seq above their joined_seq; a campaign-wide event goes to
+        each of them in file order (event_record's pk order). BackupError names an event the
+        rules refuse. Afterwards `state` and `last_seq` hold each PJ's current state.
         """
         characters = self.backup.characters
         names = {c.ref: c.name for c in characters}
@@ -60,7 +60,12 @@ class Fold:
             elif event.party is not None:
                 targets = [c.ref for c in characters if c.ref in event.party]
             else:
-                targets = [c.ref for c in characters if c.joined_seq < event.seq]
+                # The party: the PJ, and the allies in it (other PNJ live on their own clock).
+                targets = [
+                    c.ref
+                    for c in characters
+                    if c.joined_seq < event.seq and (c.kind == "pj" or c.pnj.get("in_party"))
+                ]
             effects: dict[int, list] = {}
             states: list[tuple[int, dict]] = []
             for ref in targets:

@@ -2,7 +2,8 @@
 
 Used by the history pages, the session log exports (history.exports) and the event detail.
 Each viewer gets what they may see: the DJ everything; a player their own PJ's events and
-the campaign-wide ones, with the names the DJ keeps secret taken out.
+the campaign-wide ones, with the names the DJ keeps secret taken out, and the PNJ of the
+fights only as the DJ revealed them (history.fights).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..present.board import party_who
 from ..present.card import Card, build
 from ..present.events import event_label, linked, trail_text
 from ..present.figures import clock_parts, signed
+from .fights import FightNames, archived_text, order_text, out_text, slot_text
 
 PAGE = 100
 
@@ -45,7 +47,7 @@ class Viewer:
 def viewer_for(*, campaign: Campaign, user, is_dj: bool) -> Viewer:
     if is_dj:
         return Viewer(None)
-    own = list(Character.objects.filter(campaign=campaign, player=user))
+    own = list(Character.objects.filter(campaign=campaign, player=user, kind=Character.Kind.PJ))
     # Lowercase, as the scrubbing compares: a name kept with capitals stays hidden too.
     secret = {name.lower() for c in own for name in (c.secret_names or [])}
     return Viewer({c.pk for c in own}, secret)
@@ -227,14 +229,15 @@ def rows(
     # For the DJ, a row is secret when the event was, or when it names what the DJ keeps
     # from that PJ's player (a poison made secret later).
     kept: dict[int, set[str]] = {}
-    in_play: set[int] = set()
+    in_play: set[int] = set()  # the party in play: "Everyone" is all of them
     if viewer.is_dj:
-        for pk, hidden, archived_at in Character.objects.filter(campaign=campaign).values_list(
-            "pk", "secret_names", "archived_at"
-        ):
+        for pk, hidden, archived_at, kind, in_party in Character.objects.filter(
+            campaign=campaign
+        ).values_list("pk", "secret_names", "archived_at", "kind", "in_party"):
             kept[pk] = {name.lower() for name in hidden or []}
-            if archived_at is None:
-                in_play.add(pk)
+            if archived_at is None and (kind == Character.Kind.PJ or in_party):
+                in_play.add(pk)  # as selectors.in_party()
+    fighters = FightNames(campaign, names, for_player=not viewer.is_dj)
     out = []
     for event in events:
         effects = event.effects or {}
@@ -251,30 +254,14 @@ def rows(
         clock = clocks.get(event.pk)
         during = fights.get(event.seq)
         if turn_order.is_fight(event.event) and event.event.get("do") in ("start", "order", "end"):
-            # The order it started with, changed to, or ended with.
-            if event.event.get("do") == "end" or during is None:
-                shown_fight = during or turn_order.step(None, event.seq, event.event)
-            else:
-                shown_fight = turn_order.step(
-                    turn_order.Fight(list(during.order), during.round, during.current, 0),
-                    event.seq,
-                    event.event,
-                )
-            if shown_fight is not None:
-                lines.append(
-                    (
-                        _("Fight"),
-                        _("Order: %(order)s")
-                        % {"order": turn_order.order_text(shown_fight, names)},
-                    )
-                )
+            lines += _fight_lines(event, during, fighters)
         out.append(
             Row(
                 seq=event.seq,
                 created_at=event.created_at,
                 clock=clock_parts(clock) if clock is not None else None,
                 round=during.round if during else rounds.get(event.seq, 1),
-                turn=turn_order.slot_name(during.current_slot, names)
+                turn=slot_text(during.current_slot, fighters.shown(during))
                 if during and during.current_slot
                 else "",
                 actor=event.actor.get_username() if event.actor else "",
@@ -298,6 +285,36 @@ def rows(
             )
         )
     return out
+
+
+def _fight_lines(
+    event: StateEvent, during: turn_order.Fight | None, fighters: FightNames
+) -> list[tuple[str, str]]:
+    """A fight event's lines: who left it and why, the order it started with, changed to
+    or ended with, and (the DJ's) the enemies its end archived; each PNJ named as the
+    viewer may read it in the fight as it stood then."""
+    doing = event.event.get("do")
+    if doing == "end" or during is None:
+        fight = during or turn_order.step(None, event.seq, event.event)
+    else:
+        # A copy: the rows after this one read `during` as it was.
+        before = turn_order.Fight(
+            list(during.order), during.round, during.current, 0, set(during.seen), dict(during.out)
+        )
+        fight = turn_order.step(before, event.seq, event.event)
+    if fight is None:
+        return []
+    lines = []
+    out = event.event.get("out")
+    if doing == "order" and isinstance(out, dict) and isinstance(out.get("pj"), int):
+        if (name := fighters.one(out["pj"], fight)) is not None:
+            lines.append((_("Fight"), out_text(name, out.get("why"))))
+    if order := order_text(fight, fighters.shown(fight)):
+        lines.append((_("Fight"), _("Order: %(order)s") % {"order": order}))
+    archived = event.event.get("archived")
+    if doing == "end" and archived and isinstance(archived, list) and not fighters.for_player:
+        lines.append((_("Fight"), archived_text(archived, lambda pk: fighters.names.get(pk, "?"))))
+    return lines
 
 
 # -- one event: each PJ's state right before and right after ---------------------------

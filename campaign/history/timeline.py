@@ -1,11 +1,12 @@
 """A game session as a picture: what its SVG timeline shows (history.timeline_svg draws it).
 
 The X axis is the game clock, from each PJ's clock before the session's first event to the
-last event. Each PJ gets a lane; in it a band per E.Alt type is shaded by the grade active
-over time (the EventSnapshot after each event: a grade that changed in the middle of a long
-`time` event is drawn changing at its end, which is when the sheet showed it). Above the
-bands, markers for E.Esp gained or lost, checks (TS) and voided events, each with its hover
-text. Markers at the same game time stack in rows, then columns, then a "+N" badge.
+last event. Each PJ gets a lane (and, in the DJ's picture, each PNJ after them); in it a
+band per E.Alt type is shaded by the grade active over time (the EventSnapshot after each
+event: a grade that changed in the middle of a long `time` event is drawn changing at its
+end, which is when the sheet showed it). Above the bands, markers for E.Esp gained or lost,
+checks (TS) and voided events, each with its hover text. Markers at the same game time
+stack in rows, then columns, then a "+N" badge.
 
 Here the reading: each PJ's lane (its bands' stretches and its markers) from the session's
 snapshots. The drawing is one <svg> element (timeline_svg.session_svg).
@@ -118,6 +119,7 @@ def _load(session: GameSession, characters: list[Character] | None):
             "event__secret",
             "event__character_id",
             "character__name",
+            "character__kind",
             "character__secret_names",
         )
         .annotate(
@@ -217,7 +219,10 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
                 markers.append(Marker("check", record.seq, at, head + words, variant))
         end = max((s.state["clock"] for s in live), default=start)
         lanes.append(Lane(character, start, end, segments, markers, open_at))
-    lanes.sort(key=lambda lane: (lane.character.name.lower(), lane.character.pk))
+    # The PJ first, then the PNJ (the DJ's), each by name.
+    lanes.sort(
+        key=lambda lane: (lane.character.is_pnj, lane.character.name.lower(), lane.character.pk)
+    )
     return lanes
 
 

@@ -32,7 +32,9 @@ from ..models import (
     EventSnapshot,
     GameSession,
     Membership,
+    Reminder,
     StateEvent,
+    Template,
 )
 from .campaigns import campaign_create
 
@@ -40,22 +42,24 @@ from .campaigns import campaign_create
 @dataclass
 class ImportResult:
     campaign: Campaign
-    characters: int
+    characters: int  # the PJ
     sessions: int
     events: int
+    pnj: int = 0
     # What the file had that this server could not take (unknown accounts), in words.
     notes: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> str:
-        """ "4 PJ, 1 sesión, 120 eventos", in the active language."""
-        return ", ".join(
-            (
-                ngettext("%(n)s PJ", "%(n)s PJ", self.characters) % {"n": self.characters},
-                ngettext("%(n)s session", "%(n)s sessions", self.sessions) % {"n": self.sessions},
-                ngettext("%(n)s event", "%(n)s events", self.events) % {"n": self.events},
-            )
-        )
+        """ "4 PJ, 3 PNJ, 1 sesión, 120 eventos", in the active language (no PNJ: not said)."""
+        parts = [ngettext("%(n)s PJ", "%(n)s PJ", self.characters) % {"n": self.characters}]
+        if self.pnj:
+            parts.append(ngettext("%(n)s PNJ", "%(n)s PNJ", self.pnj) % {"n": self.pnj})
+        parts += [
+            ngettext("%(n)s session", "%(n)s sessions", self.sessions) % {"n": self.sessions},
+            ngettext("%(n)s event", "%(n)s events", self.events) % {"n": self.events},
+        ]
+        return ", ".join(parts)
 
 
 def _nul_place(document: object) -> str | None:
@@ -141,11 +145,26 @@ def campaign_import(
                 Membership(campaign=campaign, user=user, role=role)
                 for user, role in [(d, Membership.Role.DJ) for d in djs[1:]] + members
             )
+            templates = {
+                t.ref: Template.objects.create(
+                    campaign=campaign,
+                    name=t.name,
+                    side=t.side,
+                    attributes=t.attributes,
+                    powers=t.powers,
+                    notes=t.notes,
+                )
+                for t in backup.templates
+            }
             pks = {}
             for c in backup.characters:
+                own = dict(c.pnj)  # a PNJ's fields, its Plantilla by ref
+                if own:
+                    own["template"] = templates.get(own["template"])
                 character = Character.objects.create(
                     campaign=campaign,
                     name=c.name,
+                    kind=c.kind,
                     player=players.get(c.ref),
                     attributes=c.attributes,
                     powers=c.powers,
@@ -153,6 +172,7 @@ def campaign_import(
                     joined_seq=c.joined_seq,
                     archived_at=c.archived_at,
                     secret_names=c.secret_names,
+                    **own,
                 )
                 pks[c.ref] = character.pk
             sessions = {}
@@ -168,6 +188,19 @@ def campaign_import(
                 )
                 sessions[s.number] = session.pk
             _write_log(backup, campaign, pks, sessions, users)
+            Reminder.objects.bulk_create(
+                Reminder(
+                    campaign=campaign,
+                    text=r.text,
+                    when=r.when,
+                    character_id=pks[r.ref] if r.ref is not None else None,
+                    round=r.round,
+                    every=r.every,
+                    spent_seq=r.spent_seq,
+                    **({"created_at": r.created_at} if r.created_at is not None else {}),
+                )
+                for r in backup.reminders
+            )
             campaign.refresh_from_db()
     except (DatabaseError, UnicodeError, ValidationError) as err:
         # What the checks above let through and this database still refuses (PostgreSQL
@@ -178,9 +211,11 @@ def campaign_import(
             % {"reason": reason},
             code="database",
         ) from err
+    pnj = sum(c.kind == Character.Kind.PNJ for c in backup.characters)
     return ImportResult(
         campaign=campaign,
-        characters=len(backup.characters),
+        characters=len(backup.characters) - pnj,
+        pnj=pnj,
         sessions=len(backup.sessions),
         events=len(backup.events),
         notes=notes,

@@ -266,7 +266,12 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
     characters = {c.pk: c for c in selectors.characters_with_snapshots(campaign=campaign)}
     entries: list[dict] = []
     if session.is_open:
-        states = {pk: c.snapshot.state for pk, c in characters.items() if not c.is_archived}
+        # The party, as session_end keeps it: the PJ and the allies travelling with them.
+        states = {
+            pk: c.snapshot.state
+            for pk, c in characters.items()
+            if not c.is_archived and (not c.is_pnj or c.in_party)
+        }
     else:
         states = {int(pk): data["state"] for pk, data in session.sheet_summary.items()}
     for pk, state in states.items():

@@ -1,7 +1,7 @@
 """A game session's timeline picture: GET /c/<slug>/sesion/<number>/linea.svg.
 
-The campaign's DJ sees every PJ's lane; a player of the campaign sees only their own PJ,
-without what the DJ keeps secret; anyone else gets 404. `?descargar=1` makes it a download.
+The campaign's DJ sees every PJ's and PNJ's lane; a player of the campaign sees only their
+own PJ, without what the DJ keeps secret; anyone else gets 404. `?descargar=1` makes it a download.
 """
 
 from django.contrib.auth.decorators import login_required
@@ -27,7 +27,12 @@ def session_timeline_svg(request: AuthedHttpRequest, slug: str, number: int) -> 
     if membership.role == Membership.Role.DJ:
         svg = session_svg(session=session)
     else:
-        own = selectors.characters_played_by(campaign=campaign, user=request.user)
+        # Their PJ's lanes only: no lane, and no name, of anyone else (a PNJ above all).
+        own = [
+            c
+            for c in selectors.characters_played_by(campaign=campaign, user=request.user)
+            if not c.is_pnj
+        ]
         svg = session_svg(session=session, characters=own, for_player=True)
     response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
     filename = f"zodiac-{campaign.slug}-sesion-{session.number}.svg"

@@ -27,6 +27,7 @@ from campaign.models import (
     EventSnapshot,
     GameSession,
     Membership,
+    Reminder,
     StateEvent,
 )
 from campaign.services.restore import campaign_import
@@ -299,11 +300,11 @@ def test_the_log_of_the_rich_campaign_has_what_the_round_trip_must_cover(rich):
 # -- the format -----------------------------------------------------------------------------
 
 
-def test_the_export_is_version_1_with_one_line_per_event_and_local_refs(rich):
+def test_the_export_is_version_2_with_one_line_per_event_and_local_refs(rich):
     text = export_text(rich)
     document = json.loads(text)
 
-    assert document["format"] == "zodiac-campaign" and document["version"] == 1
+    assert document["format"] == "zodiac-campaign" and document["version"] == 2
     assert document["campaign"]["options"] == {
         "especificos": True,
         "esfuerzo_prolongado": False,
@@ -464,7 +465,7 @@ def test_the_small_backup_imports(small):
 
 def test_malformed_json_names_the_line_and_column(small):
     document, dj = small
-    text = json.dumps(document, indent=1).replace('"version": 1,', '"version": 1', 1)
+    text = json.dumps(document, indent=1).replace('"version": 2,', '"version": 2', 1)
 
     message = refused(text, dj)
 
@@ -483,8 +484,9 @@ def test_another_format_or_an_unknown_version(small):
     document, dj = small
     assert "zodiac-campaign" in refused({**document, "format": "other"}, dj)
     assert "zodiac-campaign" in refused([1, 2], dj)
-    message = refused({**document, "version": 2}, dj, lang="en")
-    assert message == "This backup is version 2; this server reads version 1 only."
+    message = refused({**document, "version": 3}, dj, lang="en")
+    assert message == "This backup is version 3; this server reads versions 1 to 2."
+    assert "versión 3" in refused({**document, "version": 3}, dj)
 
 
 def test_a_missing_or_ill_typed_field_is_named(small):
@@ -622,7 +624,7 @@ def test_under_asgi_the_download_streams_asynchronously(rich):
     response, pieces = async_to_sync(download)()
 
     assert response.status_code == 200 and response.is_async
-    assert json.loads(b"".join(pieces))["version"] == 1
+    assert json.loads(b"".join(pieces))["version"] == 2
 
 
 @pytest.mark.parametrize("who", ["player", "stranger", "other_dj"])
@@ -1095,3 +1097,317 @@ def test_a_fight_naming_a_pj_the_file_lacks_is_refused(small):
     )
 
     assert "no es un orden de turnos de combate" in refused(document, dj)
+
+
+# -- PNJ, Plantillas and reminders (version 2) ----------------------------------------------
+
+
+@pytest.fixture
+def pnj_campaign(db):
+    """PJ and PNJ: a Plantilla and three copies of it, an ally in the party, a revealed PNJ
+    showing its card, one lurking, a secret mark on a PNJ; a fight with the copies as one
+    group, one taken out, an end that archived the enemies; reminders."""
+    dj = UserFactory(username="pnj-dj")
+    mei = UserFactory(username="mei-p")
+    campaign = services.campaign_create(name="Emboscada", dj=dj)
+    aiko = services.character_create(
+        campaign=campaign, name="Aiko", player=mei, attributes={"FUE": 3, "VOL": 3}, actor=dj
+    )
+    bandido = services.template_save(
+        campaign=campaign,
+        name="Bandido",
+        attributes={"FUE": 3, "VOL": 2},
+        powers=["regeneracion"],
+        notes="Cuchillo.",
+    )
+    services.template_save(campaign=campaign, name="Monje", side="aliado", notes="Reza.")
+    copies = services.pnj_create(campaign=campaign, template=bandido, count=3, actor=dj)
+    sato = services.pnj_create(
+        campaign=campaign, name="Sato", side="aliado", in_party=True, actor=dj
+    )[0]
+    jefe = services.pnj_create(campaign=campaign, name="Jefe", attributes={"VOL": 4}, actor=dj)[0]
+    services.pnj_settings_set(character=jefe, revealed=True, shows="ficha")
+    ninja = services.pnj_create(campaign=campaign, name="Ninja", lurking=True, actor=dj)[0]
+    services.session_start(campaign=campaign, title="El puente")
+    record(campaign, jefe, suffer("afeccion", "leve", source="veneno de fugu"), actor=dj)
+    services.character_secrets_set(character=jefe, add=["veneno de fugu"])
+    record(campaign, ninja, {"kind": "special", "name": "marcado", "on": True}, secret=True)
+    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 10})
+    services.fight_start(
+        campaign=campaign,
+        order=[
+            Slot(pj=aiko.pk, init=15),
+            Slot(pj=copies[0].pk, also=(copies[1].pk, copies[2].pk), init=12),
+            Slot(pj=jefe.pk, init=10),
+            Slot(pj=sato.pk),
+            Slot(pj=ninja.pk),
+        ],
+        actor=dj,
+    )
+    services.area_event(
+        campaign=campaign, characters=copies, event=suffer("heridas", "leve"), actor=dj
+    )
+    services.fight_pass(campaign=campaign, actor=dj)
+    services.fight_out(campaign=campaign, character=copies[1], why="huye", actor=dj)
+    for _ in range(4):  # to round 2
+        services.fight_pass(campaign=campaign, actor=dj)
+    services.fight_end(campaign=campaign, archive_enemies=True, actor=dj)
+    services.party_event(campaign=campaign, event={"kind": "time", "hours": 1})
+    Reminder.objects.create(
+        campaign=campaign, text="El Jefe huye a la tercera", when="start", character=jefe
+    )
+    Reminder.objects.create(
+        campaign=campaign, text="Llegan refuerzos", when="round", round=3, every=True
+    )
+    passed = StateEvent.objects.filter(campaign=campaign, event__do="pass").order_by("seq")
+    Reminder.objects.create(  # spent by the fight's last pass
+        campaign=campaign, text="Sato reza", when="end", character=sato, spent_seq=passed.last().seq
+    )
+    return Campaign.objects.get(pk=campaign.pk)
+
+
+def pnj_fields(campaign) -> list[tuple]:
+    return [
+        (
+            c.name,
+            c.kind,
+            c.side,
+            c.template.name if c.template else None,
+            c.in_party,
+            c.revealed,
+            c.lurking,
+            c.shows,
+            c.player.username if c.player else None,
+            c.archived_at,
+            c.secret_names,
+            c.attributes,
+            c.powers,
+            c.notes,
+        )
+        for c in campaign.characters.select_related("template", "player").order_by("pk")
+    ]
+
+
+def templates(campaign) -> list[tuple]:
+    return list(
+        campaign.templates.order_by("pk").values_list(
+            "name", "side", "attributes", "powers", "notes"
+        )
+    )
+
+
+def reminders(campaign) -> list[tuple]:
+    return [
+        (r.text, r.when, r.character.name if r.character else None, r.round, r.every, r.spent_seq)
+        for r in campaign.reminders.select_related("character").order_by("created_at", "pk")
+    ]
+
+
+def test_the_pnj_campaign_has_what_its_round_trip_must_cover(pnj_campaign):
+    fights = [e.event for e in pnj_campaign.events.filter(event__kind="fight")]
+    assert any(s.get("also") for f in fights for s in f.get("order", []))
+    assert any("out" in f for f in fights) and any(f.get("archived") for f in fights)
+    kinds = set(pnj_campaign.characters.values_list("kind", flat=True))
+    assert kinds == {"pj", "pnj"}
+    pnj = pnj_campaign.characters.filter(kind="pnj")
+    assert pnj.filter(in_party=True).exists() and pnj.filter(lurking=True).exists()
+    assert pnj.filter(revealed=True, shows="ficha").exists()
+    assert pnj.filter(template__isnull=False).count() == 3
+    assert pnj.filter(archived_at__isnull=False).count() == 5  # the enemies who fought
+    assert pnj.exclude(secret_names=[]).exists()
+    assert pnj_campaign.reminders.count() == 3
+
+
+def test_pnj_templates_and_reminders_round_trip(pnj_campaign):
+    text = export_text(pnj_campaign)
+
+    result = campaign_import(text, dj=pnj_campaign.memberships.get(role="dj").user)
+
+    copy = result.campaign
+    assert pnj_fields(copy) == pnj_fields(pnj_campaign)
+    assert templates(copy) == templates(pnj_campaign)
+    assert reminders(copy) == reminders(pnj_campaign)
+    assert event_states(copy) == event_states(pnj_campaign)
+    assert current_states(copy) == current_states(pnj_campaign)
+    assert log(copy) == log(pnj_campaign)  # groups, the one taken out, the archived: by name
+    assert campaign_replay_check(campaign=copy)[1] == []
+    # The copy's fights are its own PNJ's: no pk of the first campaign is left in them.
+    theirs = set(pnj_campaign.characters.values_list("pk", flat=True))
+    for event in copy.events.filter(event__kind="fight"):
+        named = {pk for s in event.event.get("order", []) for pk in [s["pj"], *s.get("also", [])]}
+        named |= set(event.event.get("archived", [])) | {event.event.get("out", {}).get("pj")}
+        assert not named & theirs
+    assert (result.characters, result.pnj) == (1, 6)
+    events = len(json.loads(text)["events"])
+    assert result.counts == f"1 PJ, 6 PNJ, 1 sesión, {events} eventos"
+    # The PNJ have no player; the player of the PJ keeps the PJ only.
+    assert copy.characters.get(name="Aiko").player.username == "mei-p"
+    again = json.loads(export_text(copy))
+    first = json.loads(text)
+    for document in (first, again):
+        del document["exported_at"], document["campaign"]["slug"]
+    assert again == first
+
+
+def test_the_file_names_pnj_and_templates_by_their_refs(pnj_campaign):
+    document = json.loads(export_text(pnj_campaign))
+    refs = {c["name"]: c["ref"] for c in document["characters"]}
+    bandido = next(t for t in document["templates"] if t["name"] == "Bandido")
+
+    aiko = next(c for c in document["characters"] if c["name"] == "Aiko")
+    assert aiko["kind"] == "pj" and "side" not in aiko and "template" not in aiko
+    copy = next(c for c in document["characters"] if c["name"] == "Bandido 2")
+    assert copy["kind"] == "pnj" and copy["template"] == bandido["ref"]
+    assert {k: copy[k] for k in ("side", "in_party", "revealed", "lurking", "shows")} == {
+        "side": "enemigo",
+        "in_party": False,
+        "revealed": False,
+        "lurking": False,
+        "shows": "palabras",
+    }
+    fights = [e["event"] for e in document["events"] if e["event"]["kind"] == "fight"]
+    group = fights[0]["order"][1]
+    assert [group["pj"], *group["also"]] == [refs[f"Bandido {n}"] for n in (1, 2, 3)]
+    out = next(f["out"] for f in fights if "out" in f)
+    assert out == {"pj": refs["Bandido 2"], "why": "huye"}
+    archived = next(f["archived"] for f in fights if "archived" in f)
+    enemies = ("Bandido 1", "Bandido 2", "Bandido 3", "Jefe", "Ninja")
+    assert sorted(archived) == sorted(refs[n] for n in enemies)
+    spent = next(r for r in document["reminders"] if r["text"] == "Sato reza")
+    assert spent["character"] == refs["Sato"] and spent["when"] == "end"
+
+
+def test_an_old_file_without_pnj_keys_imports_as_pj_only(small):
+    """Version 1: no kind, no templates, no reminders."""
+    document, dj = small
+    document["version"] = 1
+    del document["templates"], document["reminders"]
+    for character in document["characters"]:
+        del character["kind"]
+
+    result = campaign_import(json.dumps(document), dj=dj)
+
+    copy = result.campaign
+    assert [(c.name, c.kind, c.side, c.template) for c in copy.characters.order_by("pk")] == [
+        ("Aiko", "pj", "", None),
+        ("Kenji", "pj", "", None),
+    ]
+    assert not copy.templates.exists() and not copy.reminders.exists()
+    assert result.counts == f"2 PJ, 1 sesión, {len(document['events'])} eventos"
+
+
+def a_pnj(document, name: str) -> dict:
+    return next(c for c in document["characters"] if c["name"] == name)
+
+
+@pytest.fixture
+def pnj_file(pnj_campaign):
+    """A fresh copy of the PNJ campaign's file, and a DJ to import it."""
+    text = export_text(pnj_campaign)
+    dj = UserFactory(username="importing-dj")
+    return lambda: json.loads(text), dj
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: a_pnj(d, "Jefe").update(kind="monstruo"),
+            "characters[5].kind must be one of: pj, pnj.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(side="neutral"),
+            "characters[5].side must be one of: enemigo, aliado.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(shows="todo"),
+            "characters[5].shows must be one of: nombre, palabras, ficha.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(revealed="sí"),
+            "characters[5].revealed must be true or false.",
+        ),
+        (
+            lambda d: a_pnj(d, "Bandido 1").update(template=9),
+            "characters[1].template: no template of the file has the ref 9.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(player="mei-p"),
+            "characters[5].player: a PNJ has no player.",
+        ),
+        (
+            lambda d: a_pnj(d, "Aiko").update(side="enemigo"),
+            "characters[0].side: only a PNJ has this; this character is a PJ.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(in_party=True),
+            "characters[5].in_party: only an ally travels with the party.",
+        ),
+        (
+            lambda d: d["templates"][1].update(name="bandido"),
+            "templates[1].name: the name “bandido” is used by another template of the file "
+            "(templates[0]).",
+        ),
+        (
+            lambda d: d["templates"][0].update(side="neutral"),
+            "templates[0].side must be one of: enemigo, aliado.",
+        ),
+        (
+            lambda d: d["templates"][1].update(ref=1),
+            "templates[1].ref: another template of the file has the ref 1.",
+        ),
+        (
+            lambda d: d["reminders"][0].update(when="mañana"),
+            "reminders[0].when must be one of: start, end, round.",
+        ),
+        (
+            lambda d: d["reminders"][0].update(character=99),
+            "reminders[0].character: no PJ of the file has the ref 99.",
+        ),
+        (
+            lambda d: d["reminders"][0].update(character=None),
+            "reminders[0].character: a note for a turn needs whose turn it is.",
+        ),
+        (
+            lambda d: d["reminders"][1].update(round=None),
+            "reminders[1].round: a note for a round needs its round.",
+        ),
+        (
+            lambda d: d["reminders"][2].update(text=" "),
+            "reminders[2].text must be a text of 1 to 120 characters.",
+        ),
+    ],
+)
+def test_bad_pnj_templates_and_reminders_are_refused_by_place(pnj_file, change, message):
+    read, dj = pnj_file
+    document = read()
+    change(document)
+
+    assert refused(document, dj, lang="en") == message
+
+
+def test_a_fight_taking_out_or_archiving_someone_the_file_lacks_is_refused(pnj_file):
+    read, dj = pnj_file
+    document = read()
+    out = next(e for e in document["events"] if "out" in e["event"])
+    place = f"events[{document['events'].index(out)}]"
+    out["event"]["out"]["pj"] = 77
+    assert refused(document, dj, lang="en") == (
+        f"{place}.event.out.pj: no PJ of the file has the ref 77."
+    )
+
+    document = read()
+    end = next(e for e in document["events"] if "archived" in e["event"])
+    place = f"events[{document['events'].index(end)}]"
+    end["event"]["archived"].append(a_pnj(document, "Aiko")["ref"])  # a PJ: never archived so
+    assert refused(document, dj, lang="en") == (
+        f"{place}.event.archived: no PNJ of the file has the ref 1."
+    )
+    assert refused(document, dj) == (
+        f"{place}.event.archived: ningún PNJ del archivo tiene la referencia 1."
+    )
+
+    document = read()
+    start = next(e for e in document["events"] if e["event"].get("do") == "start")
+    start["event"]["order"][1]["also"].append(77)  # a group with someone the file lacks
+    assert "not a fight's turn order" in refused(document, dj, lang="en")
