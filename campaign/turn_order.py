@@ -181,7 +181,12 @@ def turns(events: Iterable[tuple[int, dict]], seqs: Iterable[int]) -> dict[int, 
                 here = step(None, seq, event)  # the start belongs to the fight it starts
         if here is not None and here.current_slot is not None:
             out[seq] = Fight(
-                list(here.order), here.round, here.current, here.start_seq, set(here.seen)
+                list(here.order),
+                here.round,
+                here.current,
+                here.start_seq,
+                set(here.seen),
+                dict(here.out),
             )
     return out
 

@@ -17,7 +17,8 @@ from ..models import (
     Character,
     StateEvent,
 )
-from .check import ENTRY_TEXTS, EXPORT_CHUNK, FORMAT, PNJ_FIELDS, VERSION
+from .check import ENTRY_TEXTS, EXPORT_CHUNK, FORMAT, VERSION
+from .check_pnj import PNJ_FIELDS
 
 
 def _dumps(value: object) -> str:

@@ -52,7 +52,7 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
             campaign=campaign,
             name=name,
             count=count,
-            side=request.POST.get("side") or "enemigo",
+            side=request.POST.get("side", "enemigo"),
             template=template,
             join=join,
             expected=request.POST.get("turn", ""),

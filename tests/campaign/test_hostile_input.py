@@ -2006,6 +2006,39 @@ ENDPOINTS = [
         fight="ended",
     ),
     Endpoint(
+        "pnj_add",
+        "dj",
+        lambda w: url("pnj_add", "kiso"),
+        lambda w: st.one_of(
+            st.fixed_dictionaries(
+                {"name": st.one_of(st.sampled_from(["", "   ", "\u3000"]), huge(40))}
+            ),
+            st.fixed_dictionaries({"name": st.just("Oni"), "count": int_bad(1, 20)}),
+            st.fixed_dictionaries({"name": st.just("Oni"), "side": odd_text}),
+            st.fixed_dictionaries({"name": st.just("Oni"), "turn": st.just("1:0")}),
+        ),
+        board_refusal(party_refusal(["pnj-error"])),
+    ),
+    Endpoint(
+        "area_blow",
+        "dj",
+        lambda w: url("area_blow", "kiso"),
+        lambda w: st.fixed_dictionaries(
+            {"type": st.one_of(odd_text, st.just("heridas")), "grade": odd_text},
+            optional={"area": st.just(str(pk_of(w, "aiko")))},
+        ),
+        board_refusal(party_refusal(["area-error"])),
+    ),
+    Endpoint(
+        "fight_out",
+        "dj",
+        lambda w: url("fight_out", "kiso"),
+        lambda w: st.fixed_dictionaries(
+            {"pj": st.one_of(odd_text, st.just(str(pk_of(w, "aiko")))), "why": odd_text}
+        ),
+        board_refusal(party_refusal(["fight-error"])),
+    ),
+    Endpoint(
         "party_in_fight",
         "dj",
         lambda w: url("party_time", "kiso"),
