@@ -52,6 +52,7 @@ from .pnj import (
     fight_out,
     pnj_create,
     pnj_settings_set,
+    pnj_update,
     template_delete,
     template_save,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "fight_out",
     "pnj_create",
     "pnj_settings_set",
+    "pnj_update",
     "template_delete",
     "template_save",
     "Refold",
