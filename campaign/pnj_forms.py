@@ -74,9 +74,12 @@ class CopiesForm(forms.Form):
 
     count = _count_field()
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, template: Template, **kwargs) -> None:
+        kwargs.setdefault("auto_id", f"copies_{template.pk}_%s")  # one form per Plantilla
         super().__init__(*args, **kwargs)
         _count_messages(self)
+        # The page shows "How many" by the box; the error summary names the Plantilla.
+        self.fields["count"].label = gettext("Copies of %(name)s") % {"name": template.name}
 
 
 class TemplateForm(SheetForm):

@@ -29,10 +29,6 @@ TEMPLATE_IDS = "template_%s"
 NEW_IDS = "new_%s"
 
 
-def _copies_ids(template: Template) -> str:
-    return f"copies_{template.pk}_%s"
-
-
 def _template(campaign: Campaign, pk: int) -> Template:
     template = selectors.template_of(campaign=campaign, pk=pk)
     if template is None:
@@ -69,7 +65,7 @@ def _page(
             *_card(t),
             refused_copies[1]
             if refused_copies and refused_copies[0] == t.pk
-            else CopiesForm(auto_id=_copies_ids(t)),
+            else CopiesForm(template=t),
         )
         for t in selectors.template_list(campaign=campaign)
     ]
@@ -173,7 +169,7 @@ def template_copies(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespo
     """Make copies of a Plantilla in one step (Bandido 1–3)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     template = _template(campaign, pk)
-    form = CopiesForm(request.POST, auto_id=_copies_ids(template))
+    form = CopiesForm(request.POST, template=template)
     if form.is_valid():
         try:
             made = services.pnj_create(

@@ -256,7 +256,8 @@ def test_a_bad_count_is_refused_next_to_its_box(dj_client, campaign, bandido, co
     assert response.status_code == 200
     assert f'id="copies_{bandido.pk}_count_error"' in page
     assert "De 1 a 20 de una vez." in page
-    assert f'href="#copies_{bandido.pk}_count"' in page  # the summary leads to the box
+    # The summary names the Plantilla and leads to its box.
+    assert f'href="#copies_{bandido.pk}_count">Copias de Bandido: De 1 a 20' in page
     assert rows() == before
 
 
