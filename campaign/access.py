@@ -33,15 +33,30 @@ def membership_for(*, user: User | AnonymousUser, slug: str) -> Membership:
     raise Http404("No such campaign.")
 
 
-def character_for_dj(*, campaign: Campaign, pk: int, archived: bool | None = False) -> Character:
-    """A PJ of the DJ's campaign (archived ones only when `archived` is None or True)."""
+def character_for_dj(
+    *, campaign: Campaign, pk: int, archived: bool | None = False, kind: str | None = None
+) -> Character:
+    """A PJ or PNJ of the DJ's campaign (archived ones only when `archived` is None or True);
+    of that `kind` only when given, so a PJ's page never opens a PNJ, nor the other way."""
     characters = Character.objects.filter(campaign=campaign, pk=pk)
     if archived is not None:
         characters = characters.filter(archived_at__isnull=not archived)
+    if kind is not None:
+        characters = characters.filter(kind=kind)
     character = characters.select_related("snapshot", "player").first()
     if character is None:
         raise Http404("No such PJ.")
     return character
+
+
+def pj_for_dj(*, campaign: Campaign, pk: int, archived: bool | None = False) -> Character:
+    """A PJ (never a PNJ) of the DJ's campaign: the PJ and players pages' lookup."""
+    return character_for_dj(campaign=campaign, pk=pk, archived=archived, kind=Character.Kind.PJ)
+
+
+def pnj_for_dj(*, campaign: Campaign, pk: int, archived: bool | None = False) -> Character:
+    """A PNJ (never a PJ) of the DJ's campaign: the PNJ page's lookup."""
+    return character_for_dj(campaign=campaign, pk=pk, archived=archived, kind=Character.Kind.PNJ)
 
 
 def character_for_viewer(

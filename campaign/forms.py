@@ -133,6 +133,12 @@ def scores_in_order(attributes: dict) -> list[tuple[str, int]]:
     return main + [(k, v) for k, v in attributes.items() if k not in MAIN_SCORES]
 
 
+def powers_shown(powers: list[str]) -> list[str]:
+    """Regeneración first, by its game name (it changes the rules), then the others."""
+    others = [p for p in powers if p != REGENERACION]
+    return (["Regeneración"] if REGENERACION in powers else []) + others
+
+
 def parse_powers(text: str) -> list[str]:
     """ "Vuelo, visión nocturna" → ["Vuelo", "visión nocturna"] (blanks and repeats dropped)."""
     powers: list[str] = []
@@ -143,21 +149,9 @@ def parse_powers(text: str) -> list[str]:
     return powers
 
 
-class CharacterForm(forms.Form):
-    """A PJ: name, player, scores, powers and notes, for character_create or _update."""
+class SheetForm(forms.Form):
+    """What a PJ's, a PNJ's and a Plantilla's forms share: scores, powers and notes."""
 
-    name = forms.CharField(
-        label=_("Name"),
-        max_length=max_length(Character, "name"),
-        error_messages={"required": _("Enter the PJ's name.")},
-    )
-    player: "forms.ModelChoiceField[User]" = forms.ModelChoiceField(
-        label=_("Player"),
-        queryset=None,
-        required=False,
-        empty_label=_("Nobody (the DJ plays it)"),
-        help_text=_("Only players of this campaign are listed."),
-    )
     FUE = _score_field("FUE")
     AGI = _score_field("AGI")
     DES = _score_field("DES")
@@ -184,17 +178,8 @@ class CharacterForm(forms.Form):
         label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
 
-    def __init__(
-        self, *args, campaign: Campaign, players, character: Character | None = None, **kwargs
-    ) -> None:
-        if character is not None and "initial" not in kwargs:
-            kwargs["initial"] = self.initial_for(character)
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.campaign = campaign
-        self.character = character
-        player = self.fields["player"]
-        assert isinstance(player, forms.ModelChoiceField)  # the class's own field, copied
-        player.queryset = players
         for abbr in MAIN_SCORES:
             # The summary at the top lists the errors without their labels: name the box.
             message = gettext("%(abbr)s: give a whole number from 0 to 10, or leave it blank.")
@@ -209,40 +194,19 @@ class CharacterForm(forms.Form):
         return [self[abbr] for abbr in MAIN_SCORES]
 
     @staticmethod
-    def initial_for(character: Character) -> dict:
-        scores = character.attributes or {}
-        powers = character.powers or []
+    def sheet_initial(attributes: dict | None, powers: list | None, notes: str) -> dict:
+        """The form's boxes filled from what is saved."""
+        scores = attributes or {}
+        powers = powers or []
         return {
-            "name": character.name,
-            "player": character.player_id,
             **{abbr: scores.get(abbr) for abbr in MAIN_SCORES},
             "other_scores": ", ".join(
                 f"{abbr} {value}" for abbr, value in scores.items() if abbr not in MAIN_SCORES
             ),
             "regeneracion": REGENERACION in powers,
             "other_powers": ", ".join(p for p in powers if p != REGENERACION),
-            "notes": character.notes,
+            "notes": notes,
         }
-
-    def clean_name(self) -> str:
-        name = " ".join(self.cleaned_data["name"].split())
-        others = self.campaign.characters.filter(name__iexact=name)
-        if self.character is not None:
-            others = others.exclude(pk=self.character.pk)
-        other = others.first()
-        if other is not None:
-            if other.is_archived:
-                raise ValidationError(
-                    _("An archived PJ of this campaign is already called %(name)s."),
-                    params={"name": other.name},
-                    code="name_taken",
-                )
-            raise ValidationError(
-                _("This campaign already has a PJ called %(name)s."),
-                params={"name": other.name},
-                code="name_taken",
-            )
-        return name
 
     def clean_other_scores(self) -> dict[str, int]:
         return parse_other_scores(self.cleaned_data["other_scores"])
@@ -262,6 +226,67 @@ class CharacterForm(forms.Form):
         others = [p for p in typed if p.lower() not in ("regeneracion", "regeneración")]
         regeneracion = self.cleaned_data["regeneracion"] or len(others) < len(typed)
         return ([REGENERACION] if regeneracion else []) + others
+
+
+def name_taken(campaign: Campaign, name: str, character: Character | None = None) -> None:
+    """Refuse `name` when another PJ or PNJ of the campaign has it (in any case)."""
+    others = campaign.characters.filter(name__iexact=name)
+    if character is not None:
+        others = others.exclude(pk=character.pk)
+    other = others.first()
+    if other is None:
+        return
+    if other.is_pnj:
+        message = _("A PNJ of this campaign is already called %(name)s.")
+    elif other.is_archived:
+        message = _("An archived PJ of this campaign is already called %(name)s.")
+    else:
+        message = _("This campaign already has a PJ called %(name)s.")
+    raise ValidationError(message, params={"name": other.name}, code="name_taken")
+
+
+class CharacterForm(SheetForm):
+    """A PJ: name, player, scores, powers and notes, for character_create or _update."""
+
+    field_order = ["name", "player"]
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=max_length(Character, "name"),
+        error_messages={"required": _("Enter the PJ's name.")},
+    )
+    player: "forms.ModelChoiceField[User]" = forms.ModelChoiceField(
+        label=_("Player"),
+        queryset=None,
+        required=False,
+        empty_label=_("Nobody (the DJ plays it)"),
+        help_text=_("Only players of this campaign are listed."),
+    )
+
+    def __init__(
+        self, *args, campaign: Campaign, players, character: Character | None = None, **kwargs
+    ) -> None:
+        if character is not None and "initial" not in kwargs:
+            kwargs["initial"] = self.initial_for(character)
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.character = character
+        player = self.fields["player"]
+        assert isinstance(player, forms.ModelChoiceField)  # the class's own field, copied
+        player.queryset = players
+
+    @classmethod
+    def initial_for(cls, character: Character) -> dict:
+        return {
+            "name": character.name,
+            "player": character.player_id,
+            **cls.sheet_initial(character.attributes, character.powers, character.notes),
+        }
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        name_taken(self.campaign, name, self.character)
+        return name
 
 
 PHASE_FIELDS = ("effect_leve", "effect_grave", "effect_persistente")

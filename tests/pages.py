@@ -53,8 +53,9 @@ class Visitor:
 
 def stage() -> dict:
     """The Demo campaign (two past sessions) plus an evening in progress: a session open,
-    a fight on, a pending TS, a secret Afección, a catalogue entry, a PJ with no player
-    yet (with an invitation), an archived PJ and a one-time password link."""
+    a fight on, a pending TS, a secret Afección, a catalogue entry, a Plantilla and PNJ
+    (enemies, an ally, an archived one), a PJ with no player yet (with an invitation), an
+    archived PJ and a one-time password link."""
     call_command("demo", stdout=StringIO())
     campaign = Campaign.objects.get(slug="demo")
     dj = get_user_model().objects.get(username="dj")
@@ -73,6 +74,16 @@ def stage() -> dict:
     services.catalogue_entry_save(
         campaign=campaign, name="Fiebre del pantano", kind="enfermedad", effect="Tiembla y suda."
     )
+    # PNJ: a Plantilla and two copies of it, an ally in the party shown to the players, and
+    # an archived one.
+    bandido = services.template_save(
+        campaign=campaign, name="Bandido", attributes={"FUE": 3, "VOL": 2}, notes="Cuchillo."
+    )
+    services.pnj_create(campaign=campaign, template=bandido, count=2, actor=dj)
+    monje = services.pnj_create(campaign=campaign, name="Monje", side="aliado", actor=dj)[0]
+    services.pnj_settings_set(character=monje, in_party=True, revealed=True, shows="ficha")
+    espia = services.pnj_create(campaign=campaign, name="Espía", actor=dj)[0]
+    services.character_archive(character=espia)
     yumi = services.character_create(campaign=campaign, name="Yumi", actor=dj)
     invitation = services.invitation_create(character=yumi, by=dj)
     gone = services.character_create(campaign=campaign, name="Hiro", actor=dj)
@@ -136,6 +147,9 @@ EXPECTED = {
         "character_list",
         "character_new",
         "character_edit",
+        "pnj_list",
+        "pnj_edit",
+        "template_edit",
         "catalogue",
         "catalogue_edit",
         "players",

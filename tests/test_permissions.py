@@ -39,6 +39,7 @@ from campaign.models import (
     GameSession,
     Invitation,
     StateEvent,
+    Template,
 )
 from tests.factories import CampaignFactory, CatalogueEntryFactory, CharacterFactory, UserFactory
 
@@ -101,6 +102,15 @@ ACCESS = {
     "character_edit": Access.DJ,
     "character_archive": Access.DJ,
     "character_restore": Access.DJ,
+    "pnj_list": Access.DJ,
+    "pnj_new": Access.DJ,
+    "pnj_edit": Access.DJ,
+    "pnj_archive": Access.DJ,
+    "pnj_restore": Access.DJ,
+    "template_new": Access.DJ,
+    "template_edit": Access.DJ,
+    "template_copies": Access.DJ,
+    "template_delete": Access.DJ,
     "catalogue": Access.DJ,
     "catalogue_edit": Access.DJ,
     "catalogue_delete": Access.DJ,
@@ -141,6 +151,12 @@ TARGETS = {
     "catalogue_delete": ("entry",),
     "invitation_cancel": ("invitation",),
     "character_restore": ("archived",),
+    "pnj_edit": ("pnj",),
+    "pnj_archive": ("pnj",),
+    "pnj_restore": ("archived_pnj",),
+    "template_edit": ("template",),
+    "template_copies": ("template",),
+    "template_delete": ("template",),
     "sheet": ("own", "other"),
     "sheet_refresh": ("own", "other"),
     "sheet_roll": ("own", "other"),
@@ -267,6 +283,9 @@ class World:
     own: Character  # A's PJ played by A's player
     other: Character  # A's PJ played by someone else
     archived: Character  # A's archived PJ
+    pnj: Character  # A's PNJ in play, made from `template`
+    archived_pnj: Character  # A's archived PNJ
+    template: Template  # a Plantilla of A's
     entry: CatalogueEntry  # in A's catalogue
     invitation: Invitation  # pending, for A's PJ without a player
     session: GameSession  # A's open game session
@@ -278,6 +297,9 @@ class World:
             "own": self.own,
             "other": self.other,
             "archived": self.archived,
+            "pnj": self.pnj,
+            "archived_pnj": self.archived_pnj,
+            "template": self.template,
             "entry": self.entry,
             "invitation": self.invitation,
         }
@@ -324,6 +346,10 @@ def build_world() -> World:
     join(own, player, dj)
     join(other, teammate, dj)
     services.character_archive(character=archived)
+    template = services.template_save(campaign=campaign, name="Bandido", attributes={"FUE": 3})
+    pnj = services.pnj_create(campaign=campaign, template=template)[0]
+    archived_pnj = services.pnj_create(campaign=campaign, name="Espía", side="aliado")[0]
+    services.character_archive(character=archived_pnj)
     invitation = services.invitation_create(character=free, by=dj)
     entry = CatalogueEntryFactory(campaign=campaign, name="veneno de prueba")
     session = services.session_start(campaign=campaign, title="La emboscada")
@@ -342,6 +368,9 @@ def build_world() -> World:
         own=own,
         other=other,
         archived=archived,
+        pnj=pnj,
+        archived_pnj=archived_pnj,
+        template=template,
         entry=entry,
         invitation=invitation,
         session=session,
@@ -567,6 +596,28 @@ class TestOnOneWorld:
             url, {"action": "safe", "check": "x"}, headers={"X-CSRFToken": token}
         )
         assert accepted.status_code not in (403, 404)
+
+    @pytest.mark.parametrize(
+        ("name", "target"),
+        [
+            *[(n, "other") for n in ("pnj_edit", "pnj_archive")],
+            ("pnj_restore", "archived"),
+            *[(n, "pnj") for n in ("character_edit", "character_archive", "invite")],
+            *[(n, "pnj") for n in ("player_remove", "password_link")],
+            ("character_restore", "archived_pnj"),
+        ],
+    )
+    def test_a_pnjs_address_opens_no_pj_nor_a_pjs_a_pnj(self, world, name, target):
+        """The DJ's own PJ and PNJ, each through the other kind's URL: 404, nothing done."""
+        url = world.url(name, target)
+        before = Character.objects.order_by("pk").values_list("pk", "archived_at", "player_id")
+
+        statuses = {method: ask(world, "dj", method, url).status for method in METHODS}
+
+        assert 404 in statuses.values() and set(statuses.values()) <= {404, 405}, statuses
+        after = Character.objects.order_by("pk").values_list("pk", "archived_at", "player_id")
+        assert list(after) == list(before)
+        assert not Invitation.objects.filter(character__kind=Character.Kind.PNJ).exists()
 
     @pytest.mark.parametrize("role", ["player", "dj"])
     def test_a_twenty_digit_number_in_a_url_is_404(self, world, role):

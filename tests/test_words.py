@@ -94,6 +94,7 @@ def pages_of_the_dj(campaign) -> list[str]:
         reverse("campaign_settings", args=[slug]),
         reverse("character_list", args=[slug]),
         reverse("character_new", args=[slug]),
+        reverse("pnj_list", args=[slug]),
         reverse("catalogue", args=[slug]),
         reverse("catalogue_edit", args=[slug, entry.pk]),
         reverse("players", args=[slug]),

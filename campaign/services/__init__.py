@@ -53,6 +53,7 @@ from .pnj import (
     pnj_create,
     pnj_names,
     pnj_settings_set,
+    pnj_update,
     template_delete,
     template_save,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "pnj_create",
     "pnj_names",
     "pnj_settings_set",
+    "pnj_update",
     "template_delete",
     "template_save",
     "Refold",

@@ -46,7 +46,9 @@ def character_create(
     """A new PJ: its log starts at the campaign's game time, then records its scores.
 
     `pnj`: a PNJ instead, with these fields of it (side, template, in_party, revealed,
-    lurking, shows); a PNJ has no player."""
+    lurking, shows); a PNJ has no player, and one given is refused."""
+    if pnj is not None and player is not None:
+        raise _pnj_player_refused()
     scores = scores_validate(attributes if attributes is not None else {})
     with transaction.atomic():
         locked = lock(campaign)
@@ -128,6 +130,8 @@ def character_update(
                         )
                     }
                 )
+        if character.is_pnj and player is not _UNSET and player is not None:
+            raise _pnj_player_refused()
         if name is not None:
             character.name = name.strip()
         if player is not _UNSET:
@@ -153,6 +157,11 @@ def character_update(
                 actor=actor,
             )
     return character
+
+
+def _pnj_player_refused() -> ValidationError:
+    """A PNJ is the DJ's: no player plays it, nor sees its sheet as theirs."""
+    return ValidationError({"player": _("A PNJ has no player: the DJ plays it.")}, code="pnj")
 
 
 def _pk(user: User | None) -> int | None:

@@ -44,6 +44,8 @@ def invitation_create(*, character: Character, by: User) -> Invitation:
     with transaction.atomic():
         lock(character.campaign)
         character = Character.objects.get(pk=character.pk)
+        if character.is_pnj:
+            raise ValidationError(_("A PNJ has no player: the DJ plays it."), code="pnj")
         if character.is_archived:
             raise ValidationError(_("Restore this PJ before inviting a player."), code="archived")
         if character.player_id is not None:

@@ -16,13 +16,15 @@ from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, Character, StateEvent, Template, max_length
 from ..selectors import event_by_key, fight_now
 from .changes import lock
-from .characters import character_create
+from .characters import character_create, character_update
 from .events import event_record, tap_done, tap_key
 from .fight import fight_as_seen, order_record
 
 COPIES_MAX = 20
 # A PNJ's name fits a fight's order line (and a number after it).
 NAME_MAX = turn_order.NAME_MAX
+# The name of PNJ made several at once, and so of a Plantilla: room left for " 200".
+COPY_NAME_MAX = NAME_MAX - len(f" {COPIES_MAX * 10}")
 
 
 def pnj_names(
@@ -76,7 +78,7 @@ def pnj_create(
         raise ValidationError(
             {"count": _("From 1 to %(n)s at once.") % {"n": COPIES_MAX}}, code="count"
         )
-    room = NAME_MAX - (len(f" {COPIES_MAX * 10}") if count > 1 else 0)
+    room = COPY_NAME_MAX if count > 1 else NAME_MAX
     if len(name) > room:
         raise ValidationError(
             {"name": _("A name of at most %(n)s characters.") % {"n": room}}, code="name"
@@ -296,6 +298,37 @@ def pnj_settings_set(*, character: Character, **changes: object) -> Character:
     return character
 
 
+def pnj_update(
+    *,
+    character: Character,
+    name: str,
+    attributes: dict,
+    powers: list,
+    notes: str,
+    actor: User | None = None,
+    **settings: object,
+) -> Character:
+    """A PNJ's edit page saved: its card (`character_update`: new scores go to its log) and
+    its `SETTINGS`, together or not at all."""
+    if not character.is_pnj:
+        raise ValidationError(_("Only a PNJ has these settings."), code="not_pnj")
+    name = " ".join(name.split())
+    if len(name) > NAME_MAX:
+        raise ValidationError(
+            {"name": _("A name of at most %(n)s characters.") % {"n": NAME_MAX}}, code="name"
+        )
+    with transaction.atomic():
+        character = character_update(
+            character=character,
+            name=name,
+            attributes=attributes,
+            powers=powers,
+            notes=notes,
+            actor=actor,
+        )
+        return pnj_settings_set(character=character, **settings)
+
+
 def template_save(
     *,
     campaign: Campaign,
@@ -308,7 +341,7 @@ def template_save(
 ) -> Template:
     """A new Plantilla, or `template` changed. Its PNJ keep what they were made with."""
     name = " ".join(name.split())
-    limit = min(max_length(Template, "name"), NAME_MAX - 3)
+    limit = min(max_length(Template, "name"), COPY_NAME_MAX)
     if not name:
         raise ValidationError({"name": _("Give the template a name.")}, code="name")
     if len(name) > limit:

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from .. import selectors, services
-from ..access import campaign_for_dj, character_for_dj
+from ..access import campaign_for_dj, pj_for_dj
 from ..forms import AccountForm
 from ..middleware import uncompressed
 from ..models import Campaign
@@ -73,7 +73,7 @@ def players(request: AuthedHttpRequest, slug: str) -> HttpResponse:
 @login_required
 def invite(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    character = character_for_dj(campaign=campaign, pk=pk)
+    character = pj_for_dj(campaign=campaign, pk=pk)
     try:
         services.invitation_create(character=character, by=request.user)
     except ValidationError as err:
@@ -113,7 +113,7 @@ def password_link(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespons
     """A one-time link for the player of PJ `pk` to set a new password (no e-mail needed).
     Only for a player whose every campaign is this DJ's: no DJ opens another's account."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    character = character_for_dj(campaign=campaign, pk=pk)
+    character = pj_for_dj(campaign=campaign, pk=pk)
     player = character.player
     if player is None:
         raise Http404("No player.")
@@ -144,7 +144,7 @@ def password_link(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespons
 @login_required
 def player_remove(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    character = character_for_dj(campaign=campaign, pk=pk)
+    character = pj_for_dj(campaign=campaign, pk=pk)
     player = services.player_remove(character=character)
     if player is not None:
         messages.success(

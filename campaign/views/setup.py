@@ -16,14 +16,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .. import selectors, services
-from ..access import campaign_for_dj, character_for_dj
+from ..access import campaign_for_dj, pj_for_dj
 from ..forms import (
-    REGENERACION,
     CampaignForm,
     CatalogueEntryForm,
     CharacterForm,
     SessionStartForm,
     add_service_error,
+    powers_shown,
     scores_in_order,
 )
 from ..models import Campaign, CatalogueEntry, Character
@@ -82,12 +82,6 @@ def _character_form(
     )
 
 
-def _powers_shown(powers: list[str]) -> list[str]:
-    """Regeneración first, by its game name (it changes the rules), then the others."""
-    others = [p for p in powers if p != REGENERACION]
-    return (["Regeneración"] if REGENERACION in powers else []) + others
-
-
 @require_GET
 @login_required
 def character_list(request: AuthedHttpRequest, slug: str) -> HttpResponse:
@@ -96,7 +90,7 @@ def character_list(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context = {
         "campaign": campaign,
         "characters": [
-            (c, scores_in_order(c.attributes or {}), _powers_shown(c.powers or []))
+            (c, scores_in_order(c.attributes or {}), powers_shown(c.powers or []))
             for c in selectors.character_list(campaign=campaign)
         ],
         "archived": selectors.character_list(campaign=campaign, archived=True),
@@ -136,7 +130,7 @@ def character_new(request: AuthedHttpRequest, slug: str) -> HttpResponse:
 def character_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Change a PJ; new scores go to its log as an `attributes` event."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    character = character_for_dj(campaign=campaign, pk=pk, archived=None)
+    character = pj_for_dj(campaign=campaign, pk=pk, archived=None)
     form = _character_form(request, campaign, character)
     if request.method == "POST" and form.is_valid():
         try:
@@ -164,7 +158,7 @@ def character_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespon
 def character_archive(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Hide a PJ from the board; its log stays and it can be restored."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    character = character_for_dj(campaign=campaign, pk=pk, archived=False)
+    character = pj_for_dj(campaign=campaign, pk=pk, archived=False)
     services.character_archive(character=character)
     messages.success(
         request,
@@ -179,7 +173,7 @@ def character_archive(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRes
 def character_restore(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     """Bring an archived PJ back to the board."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
-    character = character_for_dj(campaign=campaign, pk=pk, archived=True)
+    character = pj_for_dj(campaign=campaign, pk=pk, archived=True)
     services.character_restore(character=character)
     messages.success(request, _("%(name)s is back on the board.") % {"name": character.name})
     return redirect("character_list", slug=campaign.slug)

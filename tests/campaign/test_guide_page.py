@@ -60,6 +60,9 @@ def test_the_guide_is_kept_per_language_apart_from_the_rules():
 MAIN_CONTROLS = (
     "New campaign",
     "Add PJ",
+    "Add a template",
+    "Add PNJ by name",
+    "Make",
     "Start session",
     "End session",
     "Undo",

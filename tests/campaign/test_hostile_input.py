@@ -221,6 +221,17 @@ def build_world(*, fight: bool | str) -> World:
     )
     hana = CharacterFactory(campaign=a, name="Hana")
     services.character_archive(character=hana)
+    # PNJ: two Plantillas, two copies of one, a PNJ by name, an archived ally.
+    bandido = services.template_save(campaign=a, name="Bandido", attributes={"FUE": 3})
+    services.template_save(campaign=a, name="Lobo")
+    services.pnj_create(
+        campaign=a, template=bandido, count=2, actor=dj, idempotency_key=key_of(dj, "copies-once")
+    )
+    ronin = services.pnj_create(
+        campaign=a, name="Ronin", actor=dj, idempotency_key=key_of(dj, "pnj-once")
+    )[0]
+    espia = services.pnj_create(campaign=a, name="Espía", side="aliado", actor=dj)[0]
+    services.character_archive(character=espia)
     used = services.invitation_create(character=aiko, by=dj)
     services.invitation_accept(invitation=used, user=mei)
     pending = services.invitation_create(character=kenji, by=dj)
@@ -269,6 +280,8 @@ def build_world(*, fight: bool | str) -> World:
     taro = CharacterFactory(campaign=b, name="Taro")
     pending_b = services.invitation_create(character=taro, by=dj_b)
     entry_b = CatalogueEntryFactory(campaign=b, name="veneno ajeno")
+    ajeno = services.template_save(campaign=b, name="Ajeno")
+    oni_b = services.pnj_create(campaign=b, name="Oni", actor=dj_b)[0]
     # The same key as one of Kiso's, in the other campaign: keys are per campaign.
     b_event = services.event_record(
         campaign=b,
@@ -282,7 +295,8 @@ def build_world(*, fight: bool | str) -> World:
         users={"dj": dj, "mei": mei, "dj_b": dj_b, "rin": rin, "nadie": nadie},
         a=a,
         b=b,
-        pj={"aiko": aiko, "kenji": kenji, "hana": hana, "sora": sora, "taro": taro},
+        pj={"aiko": aiko, "kenji": kenji, "hana": hana, "sora": sora, "taro": taro}
+        | {"ronin": ronin, "espia": espia, "oni_b": oni_b},
         ids={
             "used": used.pk,
             "pending": pending.pk,
@@ -292,6 +306,8 @@ def build_world(*, fight: bool | str) -> World:
             "pending_b_token": pending_b.token,
             "entry": entry.pk,
             "entry_b": entry_b.pk,
+            "template": bandido.pk,
+            "template_b": ajeno.pk,
             "voided": voided.seq,
             "b_seq": b_event.seq,
         },
@@ -1355,6 +1371,154 @@ def catalogue_edit_forms(world: World):
     )
 
 
+SCORE_BOXES = ("FUE", "AGI", "DES", "INT", "VOL")
+OTHER_SCORES_BAD = st.one_of(
+    huge(500),
+    text_with_nul(),
+    st.sampled_from(["PER", "PER 11", "FUE 3", "PER 3, PER 2", "P3R 1", "PER -1", "😀 3"]),
+)
+SIDE_BAD = missing_or(
+    field_of(st.one_of(bad, wrong_type, st.sampled_from(["", "Enemigo", "neutral", "pj"])))
+)
+
+
+def sheet_wrong(name_max: int, taken: list[str]):
+    """A PNJ's or a Plantilla's fields, one of them refused."""
+    return st.one_of(
+        st.fixed_dictionaries({"name": name_bad(name_max)}),
+        st.fixed_dictionaries({"name": st.sampled_from(taken)}),
+        st.fixed_dictionaries({"side": SIDE_BAD}),
+        st.builds(
+            lambda abbr, v: {abbr: v}, st.sampled_from(SCORE_BOXES), field_of(int_bad(0, 10))
+        ),
+        st.fixed_dictionaries({"other_scores": OTHER_SCORES_BAD}),
+        st.fixed_dictionaries({"other_powers": st.one_of(huge(500), text_with_nul())}),
+        st.fixed_dictionaries({"notes": text_with_nul()}),
+    )
+
+
+def sheet_base(name: str) -> dict:
+    return {
+        "name": st.just(name),
+        "side": st.sampled_from(["enemigo", "aliado"]),
+        **{a: st.sampled_from(["", "3"]) for a in SCORE_BOXES},
+        "other_scores": st.sampled_from(["", "PER 3"]),
+        "other_powers": st.sampled_from(["", "Vuelo", "regeneración"]),
+        "regeneracion": missing_or(st.sampled_from(["on", "1"])),
+        "notes": odd_text.map(lambda s: s.replace("\x00", "")),
+    }
+
+
+def template_forms(name: str, taken: list[str]):
+    def forms(world: World):
+        return st.builds(
+            lambda b, w: {**b, **w}, st.fixed_dictionaries(sheet_base(name)), sheet_wrong(36, taken)
+        )
+
+    return forms
+
+
+def pnj_edit_forms(world: World):
+    base = {
+        **sheet_base("Ronin"),
+        "shows": st.sampled_from(["nombre", "palabras", "ficha"]),
+        "in_party": missing_or(st.just("on")),
+        "revealed": missing_or(st.just("on")),
+        "lurking": missing_or(st.just("on")),
+        # No player field: one posted is read by nothing.
+        "player": missing_or(st.just(str(world.users["mei"].pk))),
+    }
+    shows_bad = st.fixed_dictionaries(
+        {"shows": missing_or(field_of(st.one_of(bad, wrong_type, st.just("todo"))))}
+    )
+    taken = ["Aiko", "aiko", "HANA", "bandido 1", " Kenji ", "Espía"]
+    wrong = st.one_of(sheet_wrong(40, taken), shows_bad)
+    return st.builds(lambda b, w: {**b, **w}, st.fixed_dictionaries(base), wrong)
+
+
+def pnj_new_forms(world: World):
+    base = {"name": st.just("Oni"), "count": st.just("1"), "side": st.just("enemigo")}
+    wrong = st.one_of(
+        st.fixed_dictionaries({"name": name_bad(40)}),
+        # Several at once: no room left for " 20" after a name of 38.
+        st.fixed_dictionaries({"name": st.just("x" * 38), "count": st.sampled_from(["2", "20"])}),
+        st.fixed_dictionaries({"count": missing_or(field_of(int_bad(1, 20)))}),
+        st.fixed_dictionaries({"side": SIDE_BAD}),
+    )
+    extras = st.dictionaries(
+        st.sampled_from(["key", "template", "player", "in_party"]),
+        st.one_of(odd_text, wrong_type),
+        max_size=2,
+    )
+    return st.builds(lambda b, w, e: {**e, **b, **w}, st.fixed_dictionaries(base), wrong, extras)
+
+
+def copies_forms(world: World):
+    return st.builds(
+        lambda count, junk: {**junk, **({} if count is None else {"count": count})},
+        missing_or(field_of(int_bad(1, 20))),
+        st.dictionaries(
+            st.sampled_from(["name", "side", "template", "key"]),
+            st.one_of(odd_text, wrong_type),
+            max_size=2,
+        ),
+    )
+
+
+def pnj_replay(name: str, path, form: dict, key: str):
+    """A key of the world's own again: nothing more is made, back to the page saying what
+    the first one made."""
+
+    def replay(world: World):
+        return st.builds(
+            lambda extra: Case(
+                "dj",
+                path(world),
+                done_redirect(url("pnj_list", "kiso")),
+                form={**form, **extra, "key": key},
+                why="replay",
+            ),
+            st.fixed_dictionaries({"count": st.sampled_from(["1", "2", "3"])}),
+        )
+
+    return replay
+
+
+def pnj_paths(name: str, *, archived_ok: bool = False, active_ok: bool = True):
+    """A PNJ endpoint on a PJ, another campaign's PNJ, no PNJ at all, an archived one (or
+    one in play, for restoring) and another campaign's address."""
+
+    def paths(world: World) -> list[str]:
+        found = [
+            url(name, "kiso", pk_of(world, "aiko")),
+            url(name, "kiso", pk_of(world, "hana")),
+            url(name, "kiso", pk_of(world, "oni_b")),
+            url(name, "kiso", 0),
+            url(name, "kiso", 10**30),
+            url(name, "otra", pk_of(world, "ronin")),
+        ]
+        if not archived_ok:
+            found.append(url(name, "kiso", pk_of(world, "espia")))
+        if not active_ok:
+            found.append(url(name, "kiso", pk_of(world, "ronin")))
+        return found
+
+    return paths
+
+
+def template_paths(name: str):
+    def paths(world: World) -> list[str]:
+        return [
+            url(name, "kiso", world.ids["template_b"]),
+            url(name, "kiso", 0),
+            url(name, "kiso", 10**30),
+            url(name, "otra", world.ids["template"]),
+            url(name, "nada", world.ids["template"]),
+        ]
+
+    return paths
+
+
 def back_refusal(world: World):
     """Back to the page the form came from (`next`, a path of this site) or else the board:
     a bad title waits in the session for the title field (session_start), any other
@@ -1840,6 +2004,7 @@ def get_only_paths(world: World) -> list[str]:
         url("card", "kiso", aiko),
         url("calculator", "kiso"),
         url("character_list", "kiso"),
+        url("pnj_list", "kiso"),
         url("players", "kiso"),
         url("sheet", "kiso", aiko),
         url("sheet_refresh", "kiso", aiko),
@@ -2183,6 +2348,102 @@ ENDPOINTS = [
         None,
         valid=no_fields,
         foreign=lambda w: entry_paths(w, "catalogue_delete"),
+        htmx=st.just(False),
+        reads_post=False,
+    ),
+    # The PNJ page
+    Endpoint(
+        "template_new",
+        "dj",
+        lambda w: url("template_new", "kiso"),
+        template_forms("Ronin", ["Bandido", "bandido", " LOBO "]),
+        lambda w: form_again,
+        valid=lambda w: st.just({"name": "Ronin", "side": "enemigo", "FUE": "3"}),
+        foreign=foreign_campaign_paths("template_new"),
+        htmx=st.just(False),
+    ),
+    Endpoint(
+        "template_edit",
+        "dj",
+        lambda w: url("template_edit", "kiso", w.ids["template"]),
+        template_forms("Bandido", ["Lobo", "lobo", " LOBO "]),
+        lambda w: form_again,
+        valid=lambda w: st.just({"name": "Bandido", "side": "aliado", "FUE": "4"}),
+        foreign=template_paths("template_edit"),
+        htmx=st.just(False),
+    ),
+    Endpoint(
+        "template_copies",
+        "dj",
+        lambda w: url("template_copies", "kiso", w.ids["template"]),
+        copies_forms,
+        lambda w: form_again,
+        valid=lambda w: st.just({"count": "2"}),
+        foreign=template_paths("template_copies"),
+        replay=pnj_replay(
+            "template_copies",
+            lambda w: url("template_copies", "kiso", w.ids["template"]),
+            {},
+            "copies-once",
+        ),
+        htmx=st.just(False),
+    ),
+    Endpoint(
+        "template_delete",
+        "dj",
+        lambda w: url("template_delete", "kiso", w.ids["template"]),
+        None,
+        None,
+        valid=no_fields,
+        foreign=template_paths("template_delete"),
+        htmx=st.just(False),
+        reads_post=False,
+    ),
+    Endpoint(
+        "pnj_new",
+        "dj",
+        lambda w: url("pnj_new", "kiso"),
+        pnj_new_forms,
+        lambda w: form_again,
+        valid=lambda w: st.just({"name": "Oni", "count": "2", "side": "aliado"}),
+        foreign=foreign_campaign_paths("pnj_new"),
+        replay=pnj_replay(
+            "pnj_new",
+            lambda w: url("pnj_new", "kiso"),
+            {"name": "Ronin", "side": "enemigo"},
+            "pnj-once",
+        ),
+        htmx=st.just(False),
+    ),
+    Endpoint(
+        "pnj_edit",
+        "dj",
+        pj_path("pnj_edit", "ronin"),
+        pnj_edit_forms,
+        lambda w: form_again,
+        valid=lambda w: st.just({"name": "Ronin", "side": "aliado", "shows": "ficha"}),
+        foreign=pnj_paths("pnj_edit", archived_ok=True),
+        htmx=st.just(False),
+    ),
+    Endpoint(
+        "pnj_archive",
+        "dj",
+        pj_path("pnj_archive", "ronin"),
+        None,
+        None,
+        valid=no_fields,
+        foreign=pnj_paths("pnj_archive"),
+        htmx=st.just(False),
+        reads_post=False,
+    ),
+    Endpoint(
+        "pnj_restore",
+        "dj",
+        pj_path("pnj_restore", "espia"),
+        None,
+        None,
+        valid=no_fields,
+        foreign=pnj_paths("pnj_restore", archived_ok=True, active_ok=False),
         htmx=st.just(False),
         reads_post=False,
     ),
@@ -2663,6 +2924,21 @@ FREE_TEXT = {
         "dj",
         url("character_edit", "kiso", pk_of(w, "aiko")),
         {"name": "Aiko", "notes": t},
+    ),
+    "pnj_name": lambda w, t: (
+        "dj",
+        url("pnj_new", "kiso"),
+        {"name": t, "count": "2", "side": "enemigo"},
+    ),
+    "pnj_notes": lambda w, t: (
+        "dj",
+        url("pnj_edit", "kiso", pk_of(w, "ronin")),
+        {"name": "Ronin", "side": "enemigo", "shows": "nombre", "notes": t},
+    ),
+    "template_name": lambda w, t: (
+        "dj",
+        url("template_new", "kiso"),
+        {"name": t, "side": "aliado", "other_powers": t, "notes": t},
     ),
 }
 
