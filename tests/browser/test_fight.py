@@ -111,7 +111,8 @@ def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
     log_in(phone, table["base"], table["mei"])
     sheet = phone.new_page()
     sheet.goto(f"{table['base']}/c/kiso/pj/{aiko.pk}/hoja/")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("Turno de Kenji · te toca después de un enemigo")
+    turn = sheet.locator(".sheet-turn")
+    expect(turn).to_contain_text("Turno de Kenji · te toca después de un enemigo")
 
     pass_turn(page, "Turno de Oni")
     expect(sheet.locator(".sheet-turn")).to_contain_text("te toca a continuación")
