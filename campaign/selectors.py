@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 import rules
 
-from . import turn_order
+from . import reveal, turn_order
 from .models import (
     NOT_UNDONE,
     Campaign,
@@ -545,8 +545,6 @@ class PartyNow:
 
 
 def party_now(*, campaign: Campaign) -> PartyNow:
-    from . import reveal  # reads the models, as this module does
-
     now = fight_now(campaign=campaign)
     names: dict[int, str] = {}
     pnj: list[Character] = []

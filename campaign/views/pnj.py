@@ -110,22 +110,30 @@ def pnj_list(request: AuthedHttpRequest, slug: str) -> HttpResponse:
 def template_new(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_dj(user=request.user, slug=slug)
     form = TemplateForm(request.POST, auto_id=TEMPLATE_IDS)
-    if form.is_valid():
-        try:
-            template = services.template_save(
-                campaign=campaign,
-                name=form.cleaned_data["name"],
-                side=form.cleaned_data["side"],
-                attributes=form.attributes(),
-                powers=form.powers(),
-                notes=form.cleaned_data["notes"],
-            )
-        except ValidationError as err:
-            add_service_error(form, err)
-        else:
-            messages.success(request, _("Template %(name)s added.") % {"name": template.name})
-            return redirect("pnj_list", slug=campaign.slug)
+    if form.is_valid() and (template := _template_saved(form, campaign)) is not None:
+        messages.success(request, _("Template %(name)s added.") % {"name": template.name})
+        return redirect("pnj_list", slug=campaign.slug)
     return _page(request, campaign, template_form=form)
+
+
+def _template_saved(
+    form: TemplateForm, campaign: Campaign, template: Template | None = None
+) -> Template | None:
+    """The Plantilla `form` (valid) says, saved; None with the service's refusal put on the
+    form's fields."""
+    try:
+        return services.template_save(
+            campaign=campaign,
+            template=template,
+            name=form.cleaned_data["name"],
+            side=form.cleaned_data["side"],
+            attributes=form.attributes(),
+            powers=form.powers(),
+            notes=form.cleaned_data["notes"],
+        )
+    except ValidationError as err:
+        add_service_error(form, err)
+        return None
 
 
 @require_http_methods(["GET", "POST"])
@@ -135,22 +143,13 @@ def template_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpRespons
     campaign = campaign_for_dj(user=request.user, slug=slug)
     template = _template(campaign, pk)
     form = TemplateForm(request.POST if request.method == "POST" else None, template=template)
-    if request.method == "POST" and form.is_valid():
-        try:
-            template = services.template_save(
-                campaign=campaign,
-                template=template,
-                name=form.cleaned_data["name"],
-                side=form.cleaned_data["side"],
-                attributes=form.attributes(),
-                powers=form.powers(),
-                notes=form.cleaned_data["notes"],
-            )
-        except ValidationError as err:
-            add_service_error(form, err)
-        else:
-            messages.success(request, _("Template %(name)s saved.") % {"name": template.name})
-            return redirect("pnj_list", slug=campaign.slug)
+    if (
+        request.method == "POST"
+        and form.is_valid()
+        and (saved := _template_saved(form, campaign, template)) is not None
+    ):
+        messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
+        return redirect("pnj_list", slug=campaign.slug)
     template.refresh_from_db()  # the name in the title as saved, whatever was typed
     copies = template.copies.count()  # archived ones too: deleting it leaves them all
     context = {
