@@ -10,6 +10,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from rules import RuleError
+
 from .. import turn_order
 from ..limits import powers_validate, scores_validate
 from ..live.channel import change_record
@@ -254,7 +256,8 @@ def area_event(
     idempotency_key: str = "",
 ) -> list[StateEvent]:
     """The area blow: one E.Alt event for each of `characters`, in one tap (all or none:
-    one the rules refuse refuses the tap, naming it). Deshacer takes them back together."""
+    one the rules refuse refuses the tap, its RuleError noted with its name). Deshacer
+    takes them back together."""
     if not characters:
         raise ValidationError(_("Mark whom the blow reaches."), code="nobody")
     with transaction.atomic():
@@ -262,16 +265,22 @@ def area_event(
         ordered = sorted(characters, key=lambda c: c.pk)
         if done := tap_done(campaign, idempotency_key, first=f":a{ordered[0].pk}"):
             return done
-        return [
-            event_record(
-                campaign=campaign,
-                character=character,
-                event=event,
-                actor=actor,
-                idempotency_key=tap_key(idempotency_key, f":a{character.pk}"),
-            )
-            for character in ordered
-        ]
+        records = []
+        for character in ordered:
+            try:
+                records.append(
+                    event_record(
+                        campaign=campaign,
+                        character=character,
+                        event=event,
+                        actor=actor,
+                        idempotency_key=tap_key(idempotency_key, f":a{character.pk}"),
+                    )
+                )
+            except RuleError as err:
+                err.add_note(character.name)
+                raise
+        return records
 
 
 SETTINGS = ("side", "in_party", "revealed", "lurking", "shows")

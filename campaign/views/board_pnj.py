@@ -50,7 +50,7 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     try:
         made = services.pnj_create(
             campaign=campaign,
-            name=name,
+            name=template.name if template is not None else name,  # as the DJ wrote it
             count=count,
             side=request.POST.get("side", "enemigo"),
             template=template,
@@ -94,12 +94,9 @@ def area_blow(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         )
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 422, slot="area-error")
-    except RuleError as err:
-        who = next((n for n in getattr(err, "__notes__", [])), "")
-        message = err.message(lang())
-        return party_refuse(
-            request, campaign, f"{who}: {message}" if who else message, 422, slot="area-error"
-        )
+    except RuleError as err:  # noted with the name of the PNJ that refused
+        message = f"{err.__notes__[-1]}: {err.message(lang())}"
+        return party_refuse(request, campaign, message, 422, slot="area-error")
     return party_done(request, campaign, summaries(records))
 
 

@@ -271,12 +271,13 @@ def test_an_area_blow_one_refuses_writes_nothing(campaign, bandidos):
         event={"kind": "turn_end"},
     )
     seq = campaign.characters.model.objects.get(pk=bandidos[0].pk).campaign.last_seq
-    with pytest.raises(RuleError):
+    with pytest.raises(RuleError) as refused:
         services.area_event(
             campaign=campaign,
             characters=bandidos,
             event={"kind": "heal", "type": "shock", "roll_total": 12},
         )
+    assert refused.value.__notes__ == ["Bandido 1"]  # the first it could not reach
     campaign.refresh_from_db()
     assert campaign.last_seq == seq
 
