@@ -82,7 +82,8 @@ def demo(db):
 
 def pages_of_the_dj(campaign) -> list[str]:
     slug = campaign.slug
-    pjs = list(Character.objects.filter(campaign=campaign))
+    pjs = list(Character.objects.filter(campaign=campaign, kind=Character.Kind.PJ))
+    pnj = list(Character.objects.filter(campaign=campaign, kind=Character.Kind.PNJ))
     entry = CatalogueEntry.objects.filter(campaign=campaign).first()
     events = StateEvent.objects.filter(campaign=campaign).order_by("seq")
     urls = [
@@ -120,6 +121,8 @@ def pages_of_the_dj(campaign) -> list[str]:
             "emocion-grave",
         ):
             urls.append(reverse("ask", args=[slug, pj.pk, kind]) + "?grade=grave")
+    urls += [reverse("pnj_edit", args=[slug, c.pk]) for c in pnj]
+    urls += [reverse("template_edit", args=[slug, t.pk]) for t in campaign.templates.all()]
     urls += [reverse("event_detail", args=[slug, e.seq]) for e in events]
     return urls
 

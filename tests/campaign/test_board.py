@@ -1002,7 +1002,8 @@ def test_the_demo_board_shows_four_pj_all_able_to_act(client, db):
     html = client.get(reverse("board", args=["demo"])).content.decode()
 
     assert f'href="{reverse("board", args=["demo"])}"' in home
-    assert html.count('class="pj-card') == 4
+    assert html.count('class="pj-card') == 5  # four PJ and the Oni's compact card
+    assert html.count('class="pj-card pnj-card') == 1
     assert "no puede actuar" not in html
     for name in ("Aiko", "Kenji", "Mei", "Taro"):
         assert f">{name}</h2>" in html

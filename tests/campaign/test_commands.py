@@ -48,8 +48,13 @@ def test_demo_loads_the_demo_campaign_with_its_dj_four_pj_and_two_past_sessions(
 
     demo = Campaign.objects.get(name="Demo")
     assert demo.memberships.get(user__username="dj").role == "dj"
-    players = {c.name: c.player.username for c in demo.characters.all()}
+    players = {c.name: c.player.username for c in demo.characters.filter(kind="pj")}
     assert players == {"Aiko": "aiko", "Kenji": "kenji", "Mei": "mei", "Taro": "taro"}
+    # The DJ's side: a Plantilla, and a villain the players have met, wounded.
+    assert [t.name for t in demo.templates.all()] == ["Ronin"]
+    oni = demo.characters.get(kind="pnj")
+    assert (oni.name, oni.revealed, oni.player) == ("Oni del templo", True, None)
+    assert oni.snapshot.state["marks"]["heridas"] == ["grave"]
     for login in ("dj", "aiko", "kenji", "mei", "taro"):
         assert authenticate(HttpRequest(), username=login, password="zodiac-demo") is not None
         assert login in output
@@ -78,7 +83,7 @@ def test_demo_twice_changes_nothing():
 @pytest.mark.django_db
 def test_replay_check_passes_on_the_demo():
     run("demo")
-    assert "4 PJ match" in run("replay_check")
+    assert "5 PJ and PNJ match" in run("replay_check")
 
 
 @pytest.mark.django_db
@@ -91,7 +96,7 @@ def test_replay_check_fails_when_a_snapshot_disagrees_with_the_log():
     with pytest.raises(CommandError) as caught:
         run("replay_check")
 
-    assert "1 of 4" in str(caught.value)
+    assert "1 of 5" in str(caught.value)
 
 
 @pytest.mark.django_db
@@ -104,7 +109,7 @@ def test_replay_check_ignores_voided_events(campaign, aiko):
         event={"kind": "suffer", "type": "heridas", "grade": "leve"},
     )
     services.event_void(event=wound)
-    assert "1 PJ match" in run("replay_check", "--campaign", "kiso")
+    assert "1 PJ and PNJ match" in run("replay_check", "--campaign", "kiso")
 
 
 @pytest.mark.django_db
@@ -136,7 +141,7 @@ def test_replay_check_names_what_a_rules_upgrade_changes(monkeypatch):
     with pytest.raises(CommandError) as caught:
         run("replay_check")
 
-    assert "1 of 4" in str(caught.value)
+    assert "1 of 5" in str(caught.value)
     assert "--fix" in str(caught.value)
 
 
@@ -154,7 +159,7 @@ def test_replay_check_fix_rewrites_the_projections_after_a_rules_upgrade(monkeyp
     assert "emotion.grave: 'terror' → None" in output
     for other in ("Aiko", "Kenji", "Taro"):
         assert f"demo/{other}" not in output
-    assert "4 PJ match" in run("replay_check")
+    assert "5 PJ and PNJ match" in run("replay_check")
     mei.snapshot.refresh_from_db()
     assert rules.public_state(mei.snapshot.state)["emotion"]["leve"] == "miedo"
     # Every per-event state and effects trail now equals a fresh fold of the log.
@@ -257,7 +262,7 @@ def test_replay_check_fix_brings_a_campaign_stored_under_v2_to_v21(
     # Kenji was shocked after his turn: v2.1 gives it next round's turn.
     assert "CHANGED kiso/Kenji:" in output and "marks.shock: [] → ['leve']" in output
     assert "CHANGED kiso/Aiko" not in output  # the round ended hers under v2 too
-    assert "2 PJ match" in run("replay_check")
+    assert "2 PJ and PNJ match" in run("replay_check")
     # ...but her turn end, which v2 left her in Shock after, now ends it.
     after_turn = EventSnapshot.objects.get(event=turn, character=aiko).state
     assert rules_public(after_turn)["marks"]["shock"] == []

@@ -80,8 +80,16 @@ SESSIONS: list[tuple[str, str, list[tuple[str | None, dict]]]] = [
 ]
 
 
+# The DJ's side: a Plantilla to make enemies from, and a recurring villain the players have
+# met (revealed: they read his name and his state in words).
+TEMPLATES = [
+    ("Ronin", {"FUE": 4, "AGI": 3, "DES": 3, "VOL": 3}, "Katana; huye si pierde a la mitad."),
+]
+VILLAIN = ("Oni del templo", {"FUE": 6, "AGI": 2, "VOL": 4}, "Vuelve cada luna nueva.")
+
+
 class Command(BaseCommand):
-    help = "Load the Demo campaign with its DJ, four PJ and two past sessions."
+    help = "Load the Demo campaign: its DJ, four PJ, two past sessions, a Plantilla and a PNJ."
 
     def handle(self, *args, **options):
         if Campaign.objects.filter(slug=DEMO_SLUG).exists():
@@ -135,3 +143,16 @@ class Command(BaseCommand):
                 )
             services.session_end(session=session, recap=recap, ended_at=clock + timedelta(hours=1))
             clock += timedelta(hours=1)
+        for name, scores, notes in TEMPLATES:
+            services.template_save(campaign=campaign, name=name, attributes=scores, notes=notes)
+        name, scores, notes = VILLAIN
+        villain = services.pnj_create(
+            campaign=campaign, name=name, attributes=scores, notes=notes, actor=dj
+        )[0]
+        services.pnj_settings_set(character=villain, revealed=True)
+        services.event_record(
+            campaign=campaign,
+            character=villain,
+            event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+            actor=dj,
+        )

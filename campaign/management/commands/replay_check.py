@@ -44,10 +44,10 @@ class Command(BaseCommand):
             self.stderr.write(f"MISMATCH {c.campaign.slug}/{c.name}: {mismatch.detail}")
         if mismatches:
             raise CommandError(
-                f"{len(mismatches)} of {count} PJ do not match their log. "
+                f"{len(mismatches)} of {count} PJ and PNJ do not match their log. "
                 "Run `manage.py replay_check --fix` to rewrite them from the log."
             )
-        self.stdout.write(self.style.SUCCESS(f"{count} PJ match their log."))
+        self.stdout.write(self.style.SUCCESS(f"{count} PJ and PNJ match their log."))
 
     def _fix(self, campaigns: list[Campaign]) -> None:
         refused = 0
@@ -63,7 +63,7 @@ class Command(BaseCommand):
                 for line in state_diff(before, after):
                     self.stdout.write(f"  {line}")
             self.stdout.write(
-                f"{campaign.slug}: {report.characters} PJ re-folded, "
+                f"{campaign.slug}: {report.characters} PJ and PNJ re-folded, "
                 f"{len(report.changed)} changed, {report.event_states} event states and "
                 f"{report.event_effects} effect trails rewritten."
             )
