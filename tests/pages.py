@@ -53,8 +53,9 @@ class Visitor:
 
 def stage() -> dict:
     """The Demo campaign (two past sessions) plus an evening in progress: a session open,
-    a fight on, a pending TS, a secret Afección, a catalogue entry, a Plantilla and PNJ
-    (enemies, an ally, an archived one), a PJ with no player yet (with an invitation), an
+    a fight on (with a name-only slot of an older log and a group of PNJ), a pending TS, a
+    secret Afección, a catalogue entry, a Plantilla and PNJ (enemies, an ally, an archived
+    one), a PJ with no player yet (with an invitation), an
     archived PJ and a one-time password link."""
     call_command("demo", stdout=StringIO())
     campaign = Campaign.objects.get(slug="demo")
@@ -79,7 +80,7 @@ def stage() -> dict:
     bandido = services.template_save(
         campaign=campaign, name="Bandido", attributes={"FUE": 3, "VOL": 2}, notes="Cuchillo."
     )
-    services.pnj_create(campaign=campaign, template=bandido, count=2, actor=dj)
+    bandidos = services.pnj_create(campaign=campaign, template=bandido, count=2, actor=dj)
     monje = services.pnj_create(campaign=campaign, name="Monje", side="aliado", actor=dj)[0]
     services.pnj_settings_set(character=monje, in_party=True, revealed=True, shows="ficha")
     espia = services.pnj_create(campaign=campaign, name="Espía", actor=dj)[0]
@@ -90,7 +91,12 @@ def stage() -> dict:
     services.character_archive(character=gone)
     services.fight_start(
         campaign=campaign,
-        order=[Slot(pj=pj["Kenji"].pk), Slot(npc=1, name="Oni"), Slot(pj=pj["Aiko"].pk)],
+        order=[
+            Slot(pj=pj["Kenji"].pk),
+            Slot(npc=1, name="Oni"),
+            Slot(pj=bandidos[0].pk, also=(bandidos[1].pk,)),
+            Slot(pj=pj["Aiko"].pk),
+        ],
         actor=dj,
     )
     aiko_player = pj["Aiko"].player
