@@ -138,7 +138,8 @@ def _parse(request: AuthedHttpRequest, campaign: Campaign, character: Character)
                 raise ValidationError(_("Choose the disease or poison, or write a new one."))
         return parsed
     if action in ("heal", "surgery"):
-        healers = _healers(selectors.board_characters(campaign=campaign), character)
+        in_play = selectors.board_characters(campaign=campaign)
+        healers = _healers(in_play + selectors.board_pnj(campaign=campaign), character)
         return taps.Action(
             taps.treatment_event(data, kind=action, character=character, healers=healers)
         )
@@ -167,8 +168,16 @@ def _parse(request: AuthedHttpRequest, campaign: Campaign, character: Character)
 
 
 def _healers(characters: list[Character], patient: Character) -> list[Character]:
-    """Who may give `patient` a Curación: the other PJ in play who can act."""
-    return [c for c in characters if c.pk != patient.pk and c.snapshot.state["can_act"]]
+    """Who may give `patient` a Curación: the others in play who can act, of `characters`
+    (PJ first, then PNJ): the PJ and their allies; for an enemy, its own side too."""
+    enemy = Character.Side.ENEMIGO
+    return [
+        c
+        for c in characters
+        if c.pk != patient.pk
+        and c.snapshot.state["can_act"]
+        and (c.side != enemy or patient.side == enemy)
+    ]
 
 
 class UnknownAction(ValueError):
@@ -370,7 +379,7 @@ def ask(request: AuthedHttpRequest, slug: str, pk: int, kind: str) -> HttpRespon
         "ask": kind,
         "grade": request.GET.get("grade", "leve"),
         "sources": [e for e in catalogue.values() if e.kind != CatalogueEntry.Kind.ESPECIAL],
-        "healers": _healers(characters, character),
+        "healers": _healers(characters + view.pnj, character),
         "especificos": ESPECIFICOS,
         "regeneracion": "regeneracion" in (character.powers or []),
         "special_names": sorted(

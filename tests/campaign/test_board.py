@@ -481,6 +481,24 @@ def test_curacion_by_another_pj_and_the_limit_of_one(dj_client, campaign, aiko, 
     assert again.status_code == 422
 
 
+def test_an_ally_heals_a_pj_and_an_enemy_its_own_side(dj_client, campaign, aiko, kenji):
+    from campaign import services
+
+    monje = services.pnj_create(campaign=campaign, name="Monje", side="aliado")[0]
+    oni, shaman = services.pnj_create(campaign=campaign, name="Oni", count=2)
+
+    def healers(patient) -> str:
+        url = reverse("ask", args=["kiso", patient.pk, "heal"])
+        return dj_client.get(url, headers=HX).content.decode()
+
+    for_aiko, for_oni = healers(aiko), healers(oni)
+    assert f'value="{monje.pk}"' in for_aiko and f'value="{shaman.pk}"' not in for_aiko
+    assert f'value="{shaman.pk}"' in for_oni and f'value="{kenji.pk}"' in for_oni
+    act(dj_client, campaign, oni, action="suffer", type="heridas", grade="grave")
+    assert act(dj_client, campaign, oni, action="heal", healer=shaman.pk).status_code == 200
+    assert events(campaign, character=oni)[-1]["healer"] == "Oni 2"
+
+
 def test_a_failed_medicina_spends_the_treatment_and_heals_nothing(dj_client, campaign, aiko, kenji):
     act(dj_client, campaign, aiko, action="suffer", type="heridas", grade="grave")
 
