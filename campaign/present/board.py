@@ -184,6 +184,7 @@ def page(view: BoardView) -> dict:
         **panels(view),
         "cards": cards(view),
         "pnj_groups": pnj_groups(view),
+        "pnj": view.pnj,
         "templates": view.templates,
         "session": view.session,
     }

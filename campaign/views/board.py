@@ -404,13 +404,15 @@ def calculator(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """The modifier of one action: PJ, attribute, intent and situational modifiers."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     characters = selectors.board_characters(campaign=campaign)
+    pnj = selectors.board_pnj(campaign=campaign)
     context = {
         "campaign": campaign,
         "characters": characters,
+        "pnj": pnj,
         "attribute_choices": taps.CALCULATOR_ATTRIBUTES,
     }
     try:
-        query = taps.calculator_query(request.GET, characters)
+        query = taps.calculator_query(request.GET, characters + pnj)
         context["result"] = breakdown(query) if query is not None else None
     except ValidationError as err:
         context["calc_error"] = " ".join(err.messages)

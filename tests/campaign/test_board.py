@@ -984,6 +984,20 @@ def test_the_calculator_breaks_the_modifier_down_and_caps_it(dj_client, campaign
     assert "<form" not in html  # only the result: the form the DJ is using stays in place
 
 
+def test_the_calculator_takes_a_pnj_too(dj_client, campaign, aiko):
+    from campaign import services
+
+    oni = services.pnj_create(campaign=campaign, name="Oni")[0]
+    act(dj_client, campaign, oni, action="suffer", type="heridas", grade="leve")
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert f'<optgroup label="PNJ"><option value="{oni.pk}" >Oni</option>' in board
+
+    html = dj_client.get(
+        reverse("calculator", args=["kiso"]), {"pj": oni.pk, "attribute": "FUE"}, headers=HX
+    ).content.decode()
+    assert '<span class="calc-total">−1</span>' in html and "Heridas Leve" in html
+
+
 @pytest.mark.parametrize(
     "query",
     [
