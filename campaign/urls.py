@@ -44,6 +44,7 @@ urlpatterns = [
     path("c/<slug:slug>/combate/fuera/", board_pnj.fight_out, name="fight_out"),
     path("c/<slug:slug>/pnj/anadir/", board_pnj.pnj_add, name="pnj_add"),
     path("c/<slug:slug>/pnj/area/", board_pnj.area_blow, name="area_blow"),
+    path("c/<slug:slug>/pnj/<int:pk>/revelar/", board_pnj.pnj_reveal, name="pnj_reveal"),
     path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from rules import RuleError
 
 from .. import selectors, services, taps
-from ..access import campaign_for_dj
+from ..access import campaign_for_dj, pnj_for_dj
 from ..numbers import whole, wholes
 from ..present import lang
 from ..present.board import AREA_TYPES
@@ -98,6 +98,26 @@ def area_blow(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         message = f"{err.__notes__[-1]}: {err.message(lang())}"
         return party_refuse(request, campaign, message, 422, slot="area-error")
     return party_done(request, campaign, summaries(records))
+
+
+@require_POST
+@login_required
+def pnj_reveal(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Reveal a PNJ to the players (its name, and what its `shows` says), or hide it again:
+    one tap from its card, in the middle of a fight."""
+    campaign = campaign_for_dj(user=request.user, slug=slug)
+    character = pnj_for_dj(campaign=campaign, pk=pk)
+    wanted = request.POST.get("revealed")
+    if wanted not in ("0", "1"):
+        message = _("Say whether to reveal it or hide it.")
+        return party_refuse(request, campaign, message, 422, slot="pnj-error")
+    services.pnj_settings_set(character=character, revealed=wanted == "1")
+    text = (
+        _("%(name)s is revealed to the players")
+        if wanted == "1"
+        else _("%(name)s is hidden from the players")
+    ) % {"name": character.name}
+    return party_done(request, campaign, [{"title": text, "lines": [], "text": text}])
 
 
 @require_POST

@@ -86,3 +86,23 @@ def test_the_end_of_the_fight_archives_or_keeps_its_enemies(
     dj_client.post(url("fight_end"), {"turn": "1:0", "enemies": choice}, headers=HX)
     oni.refresh_from_db()
     assert oni.is_archived is archived
+
+
+def test_a_pnj_is_revealed_and_hidden_from_its_card(dj_client, campaign, aiko):
+    oni = services.pnj_create(campaign=campaign, name="Oni")[0]
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert "Revelar a los jugadores" in board
+    reveal = reverse("pnj_reveal", args=["kiso", oni.pk])
+
+    shown = dj_client.post(reveal, {"revealed": "1"}, headers=HX)
+    oni.refresh_from_db()
+    assert shown.status_code == 200 and oni.revealed
+    assert "Ocultar a los jugadores" in shown.content.decode()
+    dj_client.post(reveal, {"revealed": "0"}, headers=HX)
+    oni.refresh_from_db()
+    assert not oni.revealed
+
+
+def test_a_pjs_number_reveals_nothing(dj_client, campaign, aiko):
+    answer = dj_client.post(reverse("pnj_reveal", args=["kiso", aiko.pk]), {"revealed": "1"})
+    assert answer.status_code == 404

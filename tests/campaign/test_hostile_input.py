@@ -2426,6 +2426,17 @@ ENDPOINTS = [
         htmx=st.just(False),
     ),
     Endpoint(
+        "pnj_reveal",
+        "dj",
+        pj_path("pnj_reveal", "ronin"),
+        lambda w: missing_or(odd_text.filter(lambda v: v not in ("0", "1"))).map(
+            lambda v: {} if v is None else {"revealed": v}
+        ),
+        board_refusal(party_refusal(["pnj-error"])),
+        valid=lambda w: st.just({"revealed": "1"}),
+        foreign=pnj_paths("pnj_reveal"),
+    ),
+    Endpoint(
         "pnj_archive",
         "dj",
         pj_path("pnj_archive", "ronin"),
