@@ -118,11 +118,49 @@ def test_the_ambush_from_the_board(browser, ambush):
     expect(page.locator(".fight-out")).to_contain_text("Bandido 2 (huye)")
     expect(b2.locator(".badge-danger")).to_contain_text("fuera de combate")
 
-    # Revealed: the phone shows his name and his state in words.
-    services.pnj_settings_set(character=ambush["jefe"], revealed=True)
+    # Revealed from his card: the phone shows his name and his state in words.
+    jefe.locator("summary", has_text="Tarjeta entera").click()
+    jefe.get_by_role("button", name="Revelar a los jugadores").click()
     expect(phone.locator("#foes")).to_contain_text("Jefe Zzsecreto")
     expect(phone.locator("#foes")).to_contain_text("malherido")
     screenshot(phone, "pnj-sheet-revealed-360")
+
+    # Five rounds, one tap a turn. In round 2 a Shock leve given to Bandido 3 during
+    # Aiko's turn ends with the group's own turn end.
+    def pass_to(round_, name):
+        page.locator('[data-shortcut="p"]').click()
+        expect(page.locator("#fight .fight-now")).to_contain_text(
+            f"ronda {round_} · Turno de {name}"
+        )
+
+    pass_to(1, "Sora")
+    pass_to(2, "Aiko")
+    b3 = card(page, "Bandido 3")
+    b3.get_by_role("button", name="Shock leve").click()
+    expect(b3.locator(".badge-danger")).to_contain_text("no puede actuar")
+    pass_to(2, "Bandido 1, Bandido 3")
+    pass_to(2, "Kenji")
+    expect(b3.locator(".badge-danger")).to_have_count(0)
+    assert selectors.character_state(character=ambush["bandidos"][2])["marks"]["shock"] == []
+    order = ["Aiko", "Bandido 1, Bandido 3", "Kenji", "Jefe Zzsecreto", "Ren", "Sora"]
+    for round_ in range(2, 7):
+        for name in order[3 if round_ == 2 else 0 :]:
+            if (round_, name) == (6, "Bandido 1, Bandido 3"):
+                break
+            pass_to(round_, name)
+    expect(page.locator("#fight .fight-now")).to_contain_text("ronda 6 · Turno de Aiko")
+
+    # The end archives the enemies; Deshacer brings them back.
+    page.locator(".fight-end summary").click()
+    expect(
+        page.get_by_label("archivarlos (fuera del tablero, quedan en el historial)")
+    ).to_be_checked()
+    page.locator(".fight-end").get_by_role("button", name="Terminar combate").click()
+    expect(page.locator(".pnj-card")).to_have_count(0)
+    expect(page.locator(".pj-card")).to_have_count(4)
+    page.get_by_role("button", name="Deshacer").click()
+    expect(page.locator(".pnj-card")).to_have_count(4)
+    expect(page.locator("#fight .fight-now")).to_contain_text("ronda 6")
 
 
 def test_the_pnj_section_at_phone_width(browser, ambush):
