@@ -160,3 +160,11 @@ def test_outside_a_fight_a_note_waits_for_the_next_one(browser, skirmish):
     box = pin_panel.locator(".pin-panel").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1280
     screenshot(page, "reminders-outside-a-fight-1280")
+    # It folds like "Otro tiempo…": Esc, or a click elsewhere.
+    page.keyboard.press("Escape")
+    expect(pin_panel.locator(".pin-panel")).to_be_hidden()
+    expect(pin_panel.locator("> summary")).to_be_focused()
+    pin_panel.locator("> summary").click()
+    expect(pin_panel.locator(".pin-panel")).to_be_visible()
+    page.locator(".board-head h1").click()
+    expect(pin_panel.locator(".pin-panel")).to_be_hidden()
