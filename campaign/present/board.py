@@ -173,7 +173,6 @@ def reminder_panel(view: BoardView, fighting: dict | None) -> dict:
         "end": [shown(n) for n in notes.end],
         "turn_pks": {n.character_id for n in [*notes.start, *notes.end]},
         "later": [shown(n) for n in notes.later],
-        "count": len(view.reminders),
         "who": who,
         "round": fighting["round"] + 1 if fighting is not None else 1,
         "whens": [
