@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 import rules
 
-from . import reveal, turn_order
+from . import reminders, reveal, turn_order
 from .models import (
     NOT_UNDONE,
     Campaign,
@@ -491,6 +491,7 @@ class BoardView:
     # The PNJ in play (board_pnj), in their own section of the board.
     pnj: list[Character] = field(default_factory=list)
     templates: list[Template] = field(default_factory=list)
+    reminders: list = field(default_factory=list)  # the DJ's notes still to come
 
 
 def board_view(
@@ -528,6 +529,7 @@ def board_view(
         session=open_session(campaign=campaign) if session else None,
         pnj=pnj,
         templates=list(campaign.templates.order_by("name")) if session else [],
+        reminders=reminders.pinned(campaign=campaign),
     )
 
 

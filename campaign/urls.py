@@ -14,6 +14,7 @@ from .views import (
     pnj,
     pwa,
     reference,
+    reminders,
     setup,
     sheet,
     timeline,
@@ -45,6 +46,12 @@ urlpatterns = [
     path("c/<slug:slug>/pnj/anadir/", board_pnj.pnj_add, name="pnj_add"),
     path("c/<slug:slug>/pnj/area/", board_pnj.area_blow, name="area_blow"),
     path("c/<slug:slug>/pnj/<int:pk>/revelar/", board_pnj.pnj_reveal, name="pnj_reveal"),
+    path("c/<slug:slug>/recordatorios/", reminders.reminder_add, name="reminder_add"),
+    path(
+        "c/<slug:slug>/recordatorios/<int:pk>/quitar/",
+        reminders.reminder_delete,
+        name="reminder_delete",
+    ),
     path("c/<slug:slug>/calculadora/", board.calculator, name="calculator"),
     # Setting a campaign up
     path("c/<slug:slug>/ajustes/", setup.campaign_settings, name="campaign_settings"),

@@ -53,9 +53,9 @@ class Visitor:
 
 def stage() -> dict:
     """The Demo campaign (two past sessions) plus an evening in progress: a session open,
-    a fight on (with a name-only slot of an older log and a group of PNJ), a pending TS, a
-    secret Afección, a catalogue entry, a Plantilla and PNJ (enemies, an ally, an archived
-    one), a PJ with no player yet (with an invitation), an
+    a fight on (with a name-only slot of an older log, a group of PNJ and the DJ's
+    reminders), a pending TS, a secret Afección, a catalogue entry, a Plantilla and PNJ
+    (enemies, an ally, an archived one), a PJ with no player yet (with an invitation), an
     archived PJ and a one-time password link."""
     call_command("demo", stdout=StringIO())
     campaign = Campaign.objects.get(slug="demo")
@@ -99,6 +99,12 @@ def stage() -> dict:
         ],
         actor=dj,
     )
+    # The DJ's reminders: due now (the round's, the end of Kenji's turn) and one to come.
+    services.reminder_add(campaign=campaign, text="Refuerzos en el puente", when="round", round=1)
+    services.reminder_add(
+        campaign=campaign, text="El veneno actúa", when="end", character=pj["Kenji"], every=True
+    )
+    services.reminder_add(campaign=campaign, text="Aiko reza", when="start", character=pj["Aiko"])
     aiko_player = pj["Aiko"].player
     reset = (
         f"/accounts/nueva-clave/{urlsafe_base64_encode(force_bytes(aiko_player.pk))}/"

@@ -38,6 +38,7 @@ from campaign.models import (
     Character,
     GameSession,
     Invitation,
+    Reminder,
     StateEvent,
     Template,
 )
@@ -94,6 +95,8 @@ ACCESS = {
     "fight_out": Access.DJ,
     "pnj_add": Access.DJ,
     "area_blow": Access.DJ,
+    "reminder_add": Access.DJ,
+    "reminder_delete": Access.DJ,
     "calculator": Access.DJ,
     # Setting a campaign up
     "campaign_settings": Access.DJ,
@@ -159,6 +162,7 @@ TARGETS = {
     "template_edit": ("template",),
     "template_copies": ("template",),
     "template_delete": ("template",),
+    "reminder_delete": ("reminder",),
     "sheet": ("own", "other"),
     "sheet_refresh": ("own", "other"),
     "sheet_roll": ("own", "other"),
@@ -288,6 +292,7 @@ class World:
     pnj: Character  # A's PNJ in play, made from `template`
     archived_pnj: Character  # A's archived PNJ
     template: Template  # a Plantilla of A's
+    reminder: Reminder  # a note A's DJ pinned to a turn of the PJ "own"
     entry: CatalogueEntry  # in A's catalogue
     invitation: Invitation  # pending, for A's PJ without a player
     session: GameSession  # A's open game session
@@ -302,6 +307,7 @@ class World:
             "pnj": self.pnj,
             "archived_pnj": self.archived_pnj,
             "template": self.template,
+            "reminder": self.reminder,
             "entry": self.entry,
             "invitation": self.invitation,
         }
@@ -353,6 +359,9 @@ def build_world() -> World:
     archived_pnj = services.pnj_create(campaign=campaign, name="Espía", side="aliado")[0]
     services.character_archive(character=archived_pnj)
     invitation = services.invitation_create(character=free, by=dj)
+    reminder = services.reminder_add(
+        campaign=campaign, text="el veneno actúa", when="end", character=own
+    )
     entry = CatalogueEntryFactory(campaign=campaign, name="veneno de prueba")
     session = services.session_start(campaign=campaign, title="La emboscada")
     wound = {"kind": "suffer", "type": "heridas", "grade": "leve"}
@@ -373,6 +382,7 @@ def build_world() -> World:
         pnj=pnj,
         archived_pnj=archived_pnj,
         template=template,
+        reminder=reminder,
         entry=entry,
         invitation=invitation,
         session=session,

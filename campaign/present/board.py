@@ -7,7 +7,8 @@ from django.utils.translation import gettext_lazy as _lazy
 from rules import texts
 from rules.vocab import GRADES
 
-from ..models import NOT_UNDONE, Character, StateEvent
+from ..models import NOT_UNDONE, Character, Reminder, StateEvent
+from ..reminders import END, ROUND, START, due
 from ..selectors import BoardView
 from ..taps import CALCULATOR_ATTRIBUTES
 from ..turn_order import OUT_WHY, Fight, slot_name
@@ -137,6 +138,51 @@ def fight_view(
     }
 
 
+def reminder_when(note: Reminder) -> str:
+    """When a note shows, in the board's words."""
+    name = note.character.name if note.character is not None else "?"
+    if note.when == START:
+        return _("at the start of %(name)s's turn") % {"name": name}
+    if note.when == END:
+        return _("at the end of %(name)s's turn") % {"name": name}
+    return _("in round %(round)s") % {"round": note.round}
+
+
+def reminder_panel(view: BoardView, fighting: dict | None) -> dict:
+    """The DJ's notes on the board: those due now (the round's and the turn's start
+    under the order, the turn's end beside its pass button), the ones still to come, and
+    the pin form's choices (the fight's combatants, else everyone in play)."""
+    notes = due(view.reminders, view.fight)
+
+    def shown(note: Reminder) -> dict:
+        return {
+            "pk": note.pk,
+            "who": note.character_id,
+            "text": note.text,
+            "when": reminder_when(note),
+            "every": note.every,
+        }
+
+    if fighting is not None:
+        who = [(pk, view.names.get(pk, "?")) for s in fighting["slots"] for pk in s["members"]]
+    else:
+        who = [(c.pk, c.name) for c in [*view.characters, *view.pnj]]
+    return {
+        "now": [shown(n) for n in [*notes.round, *notes.start]],
+        "start": [shown(n) for n in notes.start],
+        "end": [shown(n) for n in notes.end],
+        "turn_pks": {n.character_id for n in [*notes.start, *notes.end]},
+        "later": [shown(n) for n in notes.later],
+        "who": who,
+        "round": fighting["round"] + 1 if fighting is not None else 1,
+        "whens": [
+            (START, _("at the start of the turn of")),
+            (END, _("at the end of the turn of")),
+            (ROUND, _("in round")),
+        ],
+    }
+
+
 def _latest(recent: list[StateEvent]) -> StateEvent | None:
     return next(
         (e for e in recent if not e.is_void and e.event.get("kind") not in NOT_UNDONE), None
@@ -166,6 +212,7 @@ def panels(view: BoardView) -> dict:
         "clock": clock_parts(party_clock(view.characters)),
         "round": view.round,
         "fight": fighting,
+        "reminders": reminder_panel(view, fighting),
         "recent": view.recent,
         "latest": None if _ended(latest) else latest,
         "undo_note": undo_note,

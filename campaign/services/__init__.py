@@ -1,9 +1,10 @@
 """Writes. Every change to a campaign, its log and its projections goes through here.
 
 By use case: `events` (record, void), `party` (the party's time, rounds, Descanso),
-`checks` (Tirar todas), `fight` (the turn order), `campaigns`, `characters`, `players`,
-`sessions`, `refold` (replay-fix) and `restore` (a backup written as a new campaign;
-imported from its module: it reads the backup package, which reads services).
+`checks` (Tirar todas), `fight` (the turn order), `reminders` (the DJ's turn notes),
+`campaigns`, `characters`, `players`, `sessions`, `refold` (replay-fix) and `restore` (a
+backup written as a new campaign; imported from its module: it reads the backup package,
+which reads services).
 
 Each write locks the campaign row first (changes.lock): that serializes the campaign's
 writers, so `seq` and the change cursor stay gapless and unique and the snapshots never
@@ -58,6 +59,7 @@ from .pnj import (
     template_save,
 )
 from .refold import Refold, RefoldRefused, campaign_refold
+from .reminders import reminder_add, reminder_delete
 from .sessions import session_end, session_recap_set, session_start
 
 __all__ = [
@@ -71,6 +73,8 @@ __all__ = [
     "pnj_update",
     "template_delete",
     "template_save",
+    "reminder_add",
+    "reminder_delete",
     "Refold",
     "RefoldRefused",
     "campaign_refold",

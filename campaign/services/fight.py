@@ -17,6 +17,7 @@ from ..selectors import event_by_key, fight_now
 from .changes import lock
 from .events import event_record
 from .party import round_records, turn_end_record
+from .reminders import reminders_spend
 
 
 def fight_start(
@@ -92,6 +93,8 @@ def order_record(
         event_record(campaign=campaign, event=event, actor=actor, idempotency_key=idempotency_key)
     ]
     if not still:
+        # The round passes with the new order: its one-time notes are spent by it.
+        reminders_spend(campaign=campaign, now=now, seq=records[0].seq, turn=False, round_ends=True)
         records += round_records(
             campaign=campaign, actor=actor, idempotency_key=idempotency_key, suffix=":c1"
         )
@@ -130,13 +133,17 @@ def fight_pass(
                 turn_end_record(campaign=campaign, character=c, actor=actor, key=idempotency_key)
                 for c in acting
             ]
-        records.append(
-            event_record(
-                campaign=campaign,
-                event={"kind": turn_order.KIND, "do": "pass", "slot": now.current, "lost": lost},
-                actor=actor,
-                idempotency_key=idempotency_key,
-            )
+        passed = event_record(
+            campaign=campaign,
+            event={"kind": turn_order.KIND, "do": "pass", "slot": now.current, "lost": lost},
+            actor=actor,
+            idempotency_key=idempotency_key,
+        )
+        records.append(passed)
+        # The one-time notes of this turn (and of its round, after its last turn) are spent
+        # by this pass: Deshacer of it brings them back.
+        reminders_spend(
+            campaign=campaign, now=now, seq=passed.seq, turn=True, round_ends=now.last_turn
         )
         if now.last_turn:
             records += round_records(

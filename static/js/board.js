@@ -317,8 +317,9 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       panel.scrollIntoView({ block: "nearest" });
     }
   }, true);
+  // "Other time…" and "Recordatorios…" (details.pin) fold when a click lands elsewhere.
   function closeMenus(except) {
-    board.querySelectorAll("details.menu[open]").forEach((menu) => {
+    board.querySelectorAll("details.menu[open], details.pin[open]").forEach((menu) => {
       if (menu !== except) menu.open = false;
     });
   }
@@ -343,7 +344,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     if (amount) amount.focus();
   });
   document.addEventListener("click", (event) => {
-    closeMenus(event.target.closest ? event.target.closest("details.menu") : null);
+    closeMenus(event.target.closest ? event.target.closest("details.menu, details.pin") : null);
   });
 
   // -- a tap that failed: said on its card (live/taps.js, for one left unanswered) -----
@@ -535,7 +536,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {
-      const menu = board.querySelector("details.menu[open], details.confirm[open]");
+      const menu = board.querySelector("details.menu[open], details.confirm[open], details.pin[open]");
       if (menu) {
         menu.open = false;
         menu.querySelector("summary").focus();

@@ -291,6 +291,9 @@ def build_world(*, fight: bool | str) -> World:
         idempotency_key=key_of(dj, "act-once"),
     )
 
+    note = services.reminder_add(campaign=a, text="refuerzos", when="round", round=2)
+    note_b = services.reminder_add(campaign=b, text="ajeno", when="end", character=sora)
+
     world = World(
         users={"dj": dj, "mei": mei, "dj_b": dj_b, "rin": rin, "nadie": nadie},
         a=a,
@@ -310,6 +313,8 @@ def build_world(*, fight: bool | str) -> World:
             "template_b": ajeno.pk,
             "voided": voided.seq,
             "b_seq": b_event.seq,
+            "reminder": note.pk,
+            "reminder_b": note_b.pk,
         },
     )
     if fight:
@@ -1506,6 +1511,58 @@ def pnj_paths(name: str, *, archived_ok: bool = False, active_ok: bool = True):
     return paths
 
 
+def reminder_forms(world: World):
+    """A note the board must refuse: no text (or blanks, or a NUL) or too long, an unknown
+    when, a round no number or out of 1–999, whose turn missing, not a number, another
+    campaign's PJ or one not in play."""
+    others = [str(pk_of(world, n)) for n in ("sora", "hana", "espia", "oni_b")] + ["0", "9" * 30]
+    return st.one_of(
+        st.fixed_dictionaries(
+            {
+                "text": st.one_of(st.sampled_from(["", "   ", "\u3000", "a\x00b"]), huge(120)),
+                "when": st.sampled_from(["round", "start"]),
+                "round": st.just("2"),
+                "character": st.just(str(pk_of(world, "kenji"))),
+            }
+        ),
+        st.fixed_dictionaries(
+            {
+                "text": st.just("refuerzos"),
+                "when": missing_or(
+                    field_of(bad), st.sampled_from(["", "START", "Round", "ronda", "round "])
+                ),
+                "round": st.just("2"),
+            }
+        ),
+        st.fixed_dictionaries(
+            {
+                "text": st.just("refuerzos"),
+                "when": st.just("round"),
+                "round": missing_or(int_bad(1, 999)),
+            }
+        ),
+        st.fixed_dictionaries(
+            {
+                "text": st.just("el veneno actúa"),
+                "when": st.sampled_from(["start", "end"]),
+                "character": missing_or(field_of(bad), st.sampled_from(others)),
+                "every": missing_or(st.just("1"), bad),
+            }
+        ),
+    )
+
+
+def reminder_paths(world: World) -> list[str]:
+    """Another campaign's note, none at all, and Kiso's own under another campaign."""
+    return [
+        url("reminder_delete", "kiso", world.ids["reminder_b"]),
+        url("reminder_delete", "kiso", 0),
+        url("reminder_delete", "kiso", 10**30),
+        url("reminder_delete", "otra", world.ids["reminder"]),
+        url("reminder_delete", "nada", world.ids["reminder"]),
+    ]
+
+
 def template_paths(name: str):
     def paths(world: World) -> list[str]:
         return [
@@ -2202,6 +2259,33 @@ ENDPOINTS = [
             {"pj": st.one_of(odd_text, st.just(str(pk_of(w, "aiko")))), "why": odd_text}
         ),
         board_refusal(party_refusal(["fight-error"])),
+    ),
+    Endpoint(
+        "reminder_add",
+        "dj",
+        lambda w: url("reminder_add", "kiso"),
+        reminder_forms,
+        board_refusal(party_refusal(["reminder-error"])),
+        valid=lambda w: st.just({"text": "el veneno", "when": "round", "round": "3"}),
+        foreign=foreign_campaign_paths("reminder_add"),
+    ),
+    Endpoint(
+        "reminder_add_in_fight",
+        "dj",
+        lambda w: url("reminder_add", "kiso"),
+        reminder_forms,
+        board_refusal(party_refusal(["reminder-error"])),
+        fight=True,
+    ),
+    Endpoint(
+        "reminder_delete",
+        "dj",
+        lambda w: url("reminder_delete", "kiso", w.ids["reminder"]),
+        None,
+        None,
+        valid=no_fields,
+        foreign=reminder_paths,
+        reads_post=False,
     ),
     Endpoint(
         "party_in_fight",
@@ -2945,6 +3029,11 @@ FREE_TEXT = {
         "dj",
         url("pnj_edit", "kiso", pk_of(w, "ronin")),
         {"name": "Ronin", "side": "enemigo", "shows": "nombre", "notes": t},
+    ),
+    "reminder_text": lambda w, t: (
+        "dj",
+        url("reminder_add", "kiso"),
+        {"text": t, "when": "end", "character": str(pk_of(w, "aiko"))},
     ),
     "template_name": lambda w, t: (
         "dj",
