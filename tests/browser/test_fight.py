@@ -258,8 +258,11 @@ def test_a_second_tabs_start_page_never_overwrites_the_fight_started_meanwhile(b
     second.get_by_role("button", name="Añadir", exact=True).last.click()  # any tap says it
 
     expect(second.get_by_role("alert")).to_contain_text("Mientras tanto se empezó un combate")
-    expect(second.locator('input[name="name"][value="Oni"]')).to_be_attached()
-    names = [s.name or s.pj for s in selectors.fight_now(campaign=table["campaign"]).order]
+    # The fight's own order, its Oni a PNJ now (a name typed became one at the start).
+    expect(second.locator(".fight-rows")).to_contain_text("Oni")
+    expect(second.locator(".fight-rows")).not_to_contain_text("Lobo")
+    known = selectors.character_names(campaign=table["campaign"])
+    names = [known[s.pj] for s in selectors.fight_now(campaign=table["campaign"]).order]
     assert "Lobo" not in names and "Oni" in names
     second.get_by_role("button", name="Guardar el orden").last.click()  # now it changes it
     expect(second.locator("#fight")).to_contain_text("Combate · ronda 1")
