@@ -198,7 +198,10 @@ def slot_name(slot: Slot, names: Mapping[int, str]) -> str:
         return slot.name
     if not slot.also:
         return names.get(slot.pj, "?")
-    return ", ".join(names[pk] for pk in slot.members if pk in names) or "?"
+    # A group: its members, the same name once with its count ("un enemigo ×3").
+    shown = [names[pk] for pk in slot.members if pk in names]
+    counted = {name: shown.count(name) for name in shown}
+    return ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in counted.items()) or "?"
 
 
 def order_text(fight: Fight, names: dict[int, str]) -> str:

@@ -126,6 +126,8 @@ def fight_view(
         "lost": bool(current and current["cannot_act"]),
         "out": now.out,
         "fighting": now.fighting,
+        # Who has had a turn (a PNJ hidden until its first turn shows from then on).
+        "seen": {pk for s in now.order if s.key in now.seen for pk in s.members} | set(now.out),
         "has_enemies": any(
             in_play[pk].is_pnj and in_play[pk].side == Character.Side.ENEMIGO
             for pk in now.fighting | set(now.out)

@@ -123,9 +123,13 @@ def _fight(event: dict, code: str) -> str:
     if doing == "start":
         return _("The fight starts")
     if doing == "order":
-        return _("New turn order")
+        # One taken out of the fight (its name is the history's to give: players may not
+        # know it).
+        return _("One leaves the fight") if "out" in event else _("New turn order")
     if doing == "pass":
         return _("Turn lost") if event.get("lost") else _("Turn passes")
+    if event.get("archived"):
+        return _("The fight ends; its enemies are archived")
     return _("The fight ends")
 
 

@@ -40,7 +40,7 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         (t for t in campaign.templates.all() if t.name.casefold() == name.casefold()), None
     )
     join = None
-    if "turn" in request.POST:
+    if request.POST.get("fight") == "1":  # from a board in a fight: into it, whatever turn
         try:
             init = initiative_of(request.POST.get("init", "").strip()[:12])
         except ValueError:
@@ -55,7 +55,6 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
             side=request.POST.get("side", "enemigo"),
             template=template,
             join=join,
-            expected=request.POST.get("turn", ""),
             actor=request.user,
             idempotency_key=idempotency_key(request),
         )

@@ -27,9 +27,10 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const html = given(detail, names.concat(["panels"]));
     if (html !== null) {
       swapParts(html);
+      checkList(detail, html);
     } else {
       fetchParts(board.dataset.refresh, detail).then((answer) => {
-        if (answer) swapParts(answer.html);
+        if (answer) { swapParts(answer.html); checkList(detail, answer.html); }
       }).catch(() => { /* the stream says when the server is away */ });
     }
     // A session started or ended elsewhere: the session bar (its forms post as plain
@@ -38,9 +39,27 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       htmx.ajax("GET", window.location.pathname, { select: ".session-bar", target: ".session-bar", swap: "outerHTML" });
     }
     // A PJ added, archived or restored elsewhere: the list of cards itself changed.
-    if (missing) {
-      htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
-    }
+    if (missing) refreshList();
+  }
+
+  function refreshList() {
+    htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
+  }
+
+  // A change of every card can change the list itself: PNJ made into the fight or archived
+  // by its end in another tab, or a fight begun or ended (the PNJ form joins the fight or
+  // not). The list is asked anew when the cards the change carried are not those on the
+  // page, or the PNJ form is not of the fight shown.
+  function checkList(detail, html) {
+    if (!detail.all) return;
+    const answer = document.createElement("template");
+    answer.innerHTML = html;
+    const card = (el) => { return /^pj-\d+$/.test(el.id); };
+    const carried = [...answer.content.children].filter(card).map((el) => { return el.id; }).sort();
+    const shown = [...board.querySelectorAll("article.pj-card[id]")].filter(card).map((el) => { return el.id; }).sort();
+    const form = board.querySelector(".pnj-add");
+    const fightOn = Boolean(document.querySelector("#fight .fight-head"));
+    if (carried.join() !== shown.join() || (form && (form.dataset.fight === "1") !== fightOn)) refreshList();
   }
 
   // A live refresh is a few parts, each with the id of what it replaces: change them in

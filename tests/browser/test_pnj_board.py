@@ -184,3 +184,31 @@ def test_pnj_are_added_from_the_board_into_the_fight(browser, ambush):
     form.get_by_label("Nombre o plantilla").fill("   ")
     form.get_by_role("button", name="Añadir al combate").click()
     expect(page.locator("#pnj-error")).to_have_text("Ponle un nombre al PNJ.")
+
+
+def test_another_tab_follows_the_pnj_the_first_adds_and_archives(browser, ambush):
+    """Found playing it: a second tab kept its PNJ list and its add form as they were."""
+    first = board(browser, ambush)
+    second = first.context.new_page()
+    second.goto(f"{ambush['base']}/c/kiso/")
+    expect(second.locator("#live")).to_have_attribute("data-state", "open")
+    services.fight_pass(campaign=ambush["campaign"])  # the second tab's turn is old now
+    heard(first, ambush["campaign"])
+
+    form = first.locator(".pnj-add")
+    form.get_by_label("Nombre o plantilla").fill("Oni")
+    form.locator('input[name="count"]').fill("2")
+    form.get_by_role("button", name="Añadir al combate").click()
+    expect(card(second, "Oni 2")).to_be_visible()
+    # From the second tab, whose turn is not the current one, a PNJ still joins.
+    second.locator(".pnj-add").get_by_label("Nombre o plantilla").fill("Kappa")
+    second.locator(".pnj-add").get_by_role("button", name="Añadir al combate").click()
+    expect(card(first, "Kappa")).to_be_visible()
+
+    first.locator(".fight-end summary").click()
+    first.locator(".fight-end").get_by_role("button", name="Terminar combate").click()
+    expect(second.locator(".pnj-card")).to_have_count(0)
+    expect(second.locator(".pnj-add")).to_have_attribute("data-fight", "0")
+    expect(
+        second.locator(".pnj-add").get_by_role("button", name="Añadir", exact=True)
+    ).to_be_visible()

@@ -34,7 +34,8 @@ def test_pnj_are_added_from_a_template_by_its_name(dj_client, campaign, aiko):
 
 def test_pnj_join_the_fight_from_the_board_as_one_group(dj_client, campaign, aiko):
     services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk, init=10)])
-    form = {"name": "Oni", "count": "2", "init": "12", "together": "1", "turn": "1:0"}
+    services.fight_pass(campaign=campaign)  # a page that saw another turn still adds
+    form = {"name": "Oni", "count": "2", "init": "12", "together": "1", "fight": "1"}
     assert dj_client.post(url("pnj_add"), form, headers=HX).status_code == 200
     order = selectors.fight_now(campaign=campaign).order
     assert len(order) == 2 and len(order[0].members) == 2 and order[0].init == 12
@@ -42,7 +43,7 @@ def test_pnj_join_the_fight_from_the_board_as_one_group(dj_client, campaign, aik
 
 def test_a_bad_initiative_is_refused_next_to_the_add_form(dj_client, campaign, aiko):
     services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
-    form = {"name": "Oni", "init": "doce", "turn": "1:0"}
+    form = {"name": "Oni", "init": "doce", "fight": "1"}
     answer = dj_client.post(url("pnj_add"), form, headers=HX)
     assert answer.status_code == 422 and answer["HX-Retarget"] == "#pnj-error"
     assert "iniciativa" in answer.content.decode()

@@ -2237,7 +2237,7 @@ ENDPOINTS = [
             ),
             st.fixed_dictionaries({"name": st.just("Oni"), "count": int_bad(1, 20)}),
             st.fixed_dictionaries({"name": st.just("Oni"), "side": odd_text}),
-            st.fixed_dictionaries({"name": st.just("Oni"), "turn": st.just("1:0")}),
+            st.fixed_dictionaries({"name": st.just("Oni"), "fight": st.just("1")}),
         ),
         board_refusal(party_refusal(["pnj-error"])),
     ),
