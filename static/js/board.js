@@ -1,6 +1,7 @@
 /* The DJ's board: live refreshes of cards, keyboard shortcuts, the help overlay,
    closing the second-tap forms and toasts. An ES module (deferred); it starts the live
    channel by importing it. No inline handlers (the CSP forbids them). */
+import { listChanged } from "./cards.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
 (() => {
@@ -46,20 +47,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     htmx.ajax("GET", window.location.pathname, { select: "#cards", target: "#cards", swap: "outerHTML" });
   }
 
-  // A change of every card can change the list itself: PNJ made into the fight or archived
-  // by its end in another tab, or a fight begun or ended (the PNJ form joins the fight or
-  // not). The list is asked anew when the cards the change carried are not those on the
-  // page, or the PNJ form is not of the fight shown.
   function checkList(detail, html) {
-    if (!detail.all) return;
-    const answer = document.createElement("template");
-    answer.innerHTML = html;
-    const card = (el) => { return /^pj-\d+$/.test(el.id); };
-    const carried = [...answer.content.children].filter(card).map((el) => { return el.id; }).sort();
-    const shown = [...board.querySelectorAll("article.pj-card[id]")].filter(card).map((el) => { return el.id; }).sort();
-    const form = board.querySelector(".pnj-add");
-    const fightOn = Boolean(document.querySelector("#fight .fight-head"));
-    if (carried.join() !== shown.join() || (form && (form.dataset.fight === "1") !== fightOn)) refreshList();
+    if (detail.all && listChanged(board, html)) refreshList();
   }
 
   // A live refresh is a few parts, each with the id of what it replaces: change them in
