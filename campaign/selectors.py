@@ -1,6 +1,8 @@
 """Reads. They read snapshots and never fold the whole log (replays are history.replay's)."""
 
+import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -26,6 +28,7 @@ from .models import (
     StateEvent,
     Template,
 )
+from .pnj_reads import board_order
 from .pnj_reads import board_pnj as board_pnj
 from .pnj_reads import in_party as in_party
 from .pnj_reads import natural_key as natural_key
@@ -165,6 +168,19 @@ def board_characters(*, campaign: Campaign) -> list[Character]:
     )
 
 
+def board_roster(*, campaign: Campaign) -> tuple[list[Character], list[Character]]:
+    """The PJ and the PNJ in play in one read: as board_characters and board_pnj give them."""
+    found = (
+        campaign.characters.filter(archived_at__isnull=True)
+        .select_related("snapshot", "player", "template")
+        .order_by("name", "pk")
+    )
+    pj, pnj = [], []
+    for c in found:
+        (pnj if c.is_pnj else pj).append(c)
+    return pj, board_order(pnj)
+
+
 def catalogue_by_name(*, campaign: Campaign) -> dict[str, CatalogueEntry]:
     """The campaign's catalogue keyed by the names events and states use."""
     return {entry.name: entry for entry in campaign.catalogue.all()}
@@ -235,6 +251,15 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
     return events or [event]
 
 
+def _wide(campaign: Campaign) -> QuerySet:
+    """The campaign's campaign-wide events standing, newest first, as (seq, event)."""
+    return (
+        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
+        .order_by("-seq")
+        .values_list("seq", "event")
+    )
+
+
 def fight_now(*, campaign: Campaign):
     """The fight going on (campaign.turn_order.Fight), or None.
 
@@ -243,13 +268,13 @@ def fight_now(*, campaign: Campaign):
     its newest campaign-wide event only as far as the fight's start, 100 rows a query: one
     query when no fight is on, the fight's length when one is, never the whole log.
     """
-    wide = (
-        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
-        .order_by("-seq")
-        .values_list("seq", "event")
-    )
+    return _fight_in(_newest_first(_wide(campaign), batch=100))
+
+
+def _fight_in(rows: Iterable[tuple[int, dict]]):
+    """The fight going on, from the campaign-wide events newest first (fight_now)."""
     back = []
-    for seq, event in _newest_first(wide, batch=100):
+    for seq, event in rows:
         kind = event.get("kind")
         if kind == turn_order.KIND:
             if event.get("do") == "end":
@@ -277,18 +302,21 @@ def _newest_first(rows, *, batch: int):
         before = found[-1][0]
 
 
-def current_round(*, campaign: Campaign, window: int = 200) -> int:
+ROUND_WINDOW = 200
+
+
+def current_round(*, campaign: Campaign, window: int = ROUND_WINDOW) -> int:
     """Rounds since the last campaign-wide time not counted in rounds, Descanso or fight
     start (0: none).
 
     Reads at most `window` recent campaign-wide events, never the whole log.
     """
+    return _rounds_in(event for _seq, event in _wide(campaign)[:window])
+
+
+def _rounds_in(events: Iterable[dict]) -> int:
+    """current_round from the campaign-wide events newest first."""
     rounds = 0
-    events = (
-        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
-        .order_by("-seq")
-        .values_list("event", flat=True)[:window]
-    )
     for event in events:
         if event.get("kind") != "time":
             if event.get("kind") == "descanso" or (
@@ -300,6 +328,17 @@ def current_round(*, campaign: Campaign, window: int = 200) -> int:
             break
         rounds += event["rounds"] if isinstance(event["rounds"], int) else 0
     return rounds
+
+
+def fight_and_round(*, campaign: Campaign) -> tuple[turn_order.Fight | None, int]:
+    """fight_now and current_round from one read of the newest campaign-wide events (more,
+    100 at a time, only for a fight longer than current_round's window)."""
+    first = list(_wide(campaign)[:ROUND_WINDOW])
+    rest: Iterable[tuple[int, dict]] = ()
+    if len(first) == ROUND_WINDOW:
+        rest = _newest_first(_wide(campaign).filter(seq__lt=first[-1][0]), batch=100)
+    rounds = _rounds_in(event for _seq, event in first)
+    return _fight_in(itertools.chain(first, rest)), rounds
 
 
 def turn_end_missing(*, campaign: Campaign) -> list[Character]:
@@ -503,12 +542,14 @@ def board_view(
 ) -> BoardView:
     """The board's data (`session`: whether to read the open session and the Plantillas
     too; `characters`, `pnj`: the PJ and PNJ in play, when the caller has just read them)."""
+    if characters is None and pnj is None:
+        characters, pnj = board_roster(campaign=campaign)
     if characters is None:
         characters = board_characters(campaign=campaign)
     if pnj is None:
         pnj = board_pnj(campaign=campaign)
     recent = recent_events(campaign=campaign)
-    now = fight_now(campaign=campaign)
+    now, rounds = fight_and_round(campaign=campaign)
     # The names the board holds already; the database only for a PJ it does not (one
     # archived since a party event reached it, or in the fight's order).
     names = {c.pk: c.name for c in [*characters, *pnj]}
@@ -524,7 +565,7 @@ def board_view(
         catalogue=catalogue_by_name(campaign=campaign),
         recent=recent,
         fight=now,
-        round=now.round if now is not None else current_round(campaign=campaign) + 1,
+        round=now.round if now is not None else rounds + 1,
         names=names,
         session=open_session(campaign=campaign) if session else None,
         pnj=pnj,
@@ -547,7 +588,7 @@ class PartyNow:
 
 
 def party_now(*, campaign: Campaign) -> PartyNow:
-    now = fight_now(campaign=campaign)
+    now, rounds = fight_and_round(campaign=campaign)
     names: dict[int, str] = {}
     pnj: list[Character] = []
     if now is not None:
@@ -557,7 +598,7 @@ def party_now(*, campaign: Campaign) -> PartyNow:
         names = reveal.slot_names(now, found, {pk: c.name for pk, c in found.items()})
     return PartyNow(
         clock=campaign_clock(campaign=campaign),
-        round=current_round(campaign=campaign) + 1,
+        round=rounds + 1,
         fight=now,
         names=names,
         pnj=pnj,
