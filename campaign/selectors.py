@@ -175,7 +175,8 @@ def board_roster(*, campaign: Campaign) -> tuple[list[Character], list[Character
         .select_related("snapshot", "player", "template")
         .order_by("name", "pk")
     )
-    pj, pnj = [], []
+    pj: list[Character] = []
+    pnj: list[Character] = []
     for c in found:
         (pnj if c.is_pnj else pj).append(c)
     return pj, board_order(pnj)
