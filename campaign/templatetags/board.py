@@ -1,7 +1,7 @@
 """Template helpers of the DJ's board."""
 
 import html
-import uuid
+import secrets
 from functools import lru_cache
 
 from django import template
@@ -39,17 +39,21 @@ def form_fields(context) -> str:
     # The request's token as the csrf context processor gives it: masked once per request
     # (get_token masks it anew on every call, and a heavy board has a hundred forms).
     token = context.get("csrf_token") or get_token(context["request"])
-    # Both values are letters and digits only (Django's token alphabet, a uuid's hex).
-    return mark_safe(
-        f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">{form_key()}'
-    )
+    # Both values are letters and digits only (Django's token alphabet, hex digits).
+    return mark_safe(f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">{_key()}')
+
+
+def _key() -> str:
+    # 128 random bits in hex, as a uuid4's hex without its version digits (and a third of
+    # its cost: a heavy board has two hundred forms).
+    return f'<input type="hidden" name="key" value="{secrets.token_hex(16)}">'
 
 
 @register.simple_tag
 def form_key() -> str:
     """A hidden idempotency key, fresh for each rendered form: a double tap sends the same
     key twice and the second is recorded as nothing."""
-    return mark_safe(f'<input type="hidden" name="key" value="{uuid.uuid4().hex}">')
+    return mark_safe(_key())
 
 
 # A stand-in pk: card_url reverses an address once with it, then writes each card's pk in.
@@ -202,6 +206,78 @@ def chip_item(context, chip, shows_effect: bool = False) -> str:
         f'<li class="chip{" is-secret" if chip.secret else ""}" title="{effect}">'
         f'<div class="chip-line"><span class="chip-text"><span class="chip-name">'
         f"{_esc(chip.label)}</span>{secret}</span>{forms}</div>{shown}</li>"
+    )
+
+
+@register.simple_tag(takes_context=True)
+def chip_rows(context, card) -> str:
+    """A board card's Afección chips (their text written out) and E.Esp chips, a row each
+    when it has any (chip_item)."""
+    rows = []
+    for label, chips, shows_effect in (
+        (_("Afección:"), card.afflictions, True),
+        (_("E.Esp:"), card.specials, False),
+    ):
+        if chips:
+            items = "".join(chip_item(context, chip, shows_effect) for chip in chips)
+            rows.append(
+                f'<div class="chip-row"><span class="chip-label">{_esc(label)}</span>'
+                f'<ul class="chips">{items}</ul></div>'
+            )
+    return mark_safe("".join(rows))
+
+
+def _attribute(key: str) -> str:
+    return _esc(_("other") if key == "otro" else key)
+
+
+@register.simple_tag
+def modifier_table(card) -> str:
+    """A board card's modifiers to actions, a column per attribute (or the words that there
+    are none); with an active Emoción, those to flee and to fight."""
+    if card.has_modifiers:
+        heads = "".join(f'<th scope="col">{_attribute(k)}</th>' for k, _v in card.modifiers)
+        cells = "".join(
+            f'<td class="mod mod-{sign(v)}">{signed_text(v)}</td>' for _k, v in card.modifiers
+        )
+        shown = (
+            f'<table class="mods"><caption class="visually-hidden">{_esc(_("Modifiers"))}'
+            f"</caption><thead><tr><td></td>{heads}</tr></thead><tbody><tr>"
+            f'<th scope="row">{_esc(_("Actions"))}</th>{cells}</tr></tbody></table>'
+        )
+    else:
+        shown = f'<p class="mods-none">{_esc(_("No modifiers to actions."))}</p>'
+    if card.state["active"]["emocion"]:
+        shown += f'<p class="mods-intent">{_intents(card)}</p>'
+    return mark_safe(shown)
+
+
+@register.simple_tag
+def modifier_line(card) -> str:
+    """A PNJ's compact card's modifiers to actions, those not 0 in one line."""
+    if not card.has_modifiers:
+        return _("No modifiers to actions.")
+    mods = "".join(
+        f'<span class="mod mod-{sign(v)}">{_attribute(k)} {signed_text(v)}</span> '
+        for k, v in card.modifiers
+        if v
+    )
+    return mark_safe(f'<span class="visually-hidden">{_esc(_("Modifiers"))}: </span>{mods}')
+
+
+@register.simple_tag
+def intents(card) -> str:
+    """An active Emoción's modifiers to flee and to fight, in one line."""
+    return mark_safe(_intents(card))
+
+
+def _intents(card) -> str:
+
+    def listed(pairs) -> str:
+        return ", ".join(f"{_esc(k)} <strong>{signed_text(v)}</strong>" for k, v in pairs)
+
+    return (
+        f"{_esc(_('To flee:'))} {listed(card.flee)} · {_esc(_('to fight:'))} {listed(card.fight)}"
     )
 
 
