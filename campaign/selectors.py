@@ -193,10 +193,11 @@ def open_session(*, campaign: Campaign) -> GameSession | None:
 
 
 def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
-    """The campaign's latest events, newest first, voided ones included (marked)."""
+    """The campaign's latest events, newest first, voided ones included (marked), with who
+    voided them and their session (their PJ by id: the board names them, BoardView.names)."""
     return list(
         StateEvent.objects.filter(campaign=campaign)
-        .select_related("character", "actor", "void_by", "session")
+        .select_related("void_by", "session")
         .order_by("-seq")[:limit]
     )
 
@@ -552,10 +553,10 @@ def board_view(
     recent = recent_events(campaign=campaign)
     now, rounds = fight_and_round(campaign=campaign)
     # The names the board holds already; the database only for a PJ it does not (one
-    # archived since a party event reached it, or in the fight's order).
+    # archived since an event of the recent ones reached it, or in the fight's order).
     names = {c.pk: c.name for c in [*characters, *pnj]}
-    names.update((e.character.pk, e.character.name) for e in recent if e.character is not None)
-    wanted = {int(pk) for e in recent if not e.character_id for pk in e.effects or {}}
+    wanted = {e.character_id for e in recent if e.character_id}
+    wanted.update(int(pk) for e in recent if not e.character_id for pk in e.effects or {})
     if now is not None:
         wanted.update(now.fighting | set(now.out))
     if not wanted <= set(names):

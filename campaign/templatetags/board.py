@@ -11,10 +11,10 @@ from django.middleware.csrf import get_token
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeData, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaign.present import lang
-from campaign.present.events import event_label
 from campaign.present.figures import signed as signed_text
 from rules.texts import special_label
 
@@ -36,11 +36,15 @@ def form_fields(context) -> str:
     """
     if context.get("common"):
         return ""
+    return mark_safe(_csrf(context) + _key())
+
+
+def _csrf(context) -> str:
     # The request's token as the csrf context processor gives it: masked once per request
     # (get_token masks it anew on every call, and a heavy board has a hundred forms).
     token = context.get("csrf_token") or get_token(context["request"])
-    # Both values are letters and digits only (Django's token alphabet, hex digits).
-    return mark_safe(f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">{_key()}')
+    # Letters and digits only (Django's token alphabet), as the key's hex digits.
+    return f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">'
 
 
 def _key() -> str:
@@ -98,10 +102,12 @@ _KIND = "__kind__"
 
 @lru_cache(maxsize=512)
 def _box_parts(
-    type_: str, label: str, grade: str, grade_label: str, state_word: str, classes: str
+    lang: str, type_: str, label: str, grade: str, grade_label: str, marked: bool, active: bool
 ) -> tuple[str, str]:
     """A box's escaped attributes (all but its address) and its letter: the same for every
-    card of one language, so escaped once."""
+    card of one language `lang` (the one active), so written once."""
+    state_word = _("marked") if marked else _("not marked")
+    classes = "box" + (" marked" if marked else "") + (" active" if active else "")
     common = format_html(
         'data-shortcut-type="{}" data-shortcut-grade="{}" aria-label="{} {}" title="{}: {}"',
         type_,
@@ -114,15 +120,14 @@ def _box_parts(
     return f'class="{escape(classes)}"', f"{common}>{escape(grade_label[:1])}</button>"
 
 
-def _box(row, box, pk: int, ask_url: str) -> str:
+def _box(row, box, pk: int, ask_url: str, lang: str) -> str:
     """One E.Alt box of a board card: a submit button of the card's form, or, when the grade
     needs a choice first (box.ask), a button that opens the chooser (hx-get). Without
     JavaScript that button posts the card's form to the chooser's address instead
     (formaction), which sends the browser on to the chooser's page (views.board.ask): a
     GET would carry the form's CSRF token in the address. `ask_url`: the card's chooser
     address with _KIND for the chooser."""
-    classes = "box" + (" marked" if box.marked else "") + (" active" if box.active else "")
-    cls, rest = _box_parts(row.type, row.label, box.grade, box.label, box.state_word, classes)
+    cls, rest = _box_parts(lang, row.type, row.label, box.grade, box.label, box.marked, box.active)
     if box.ask:
         url = escape(ask_url.replace(_KIND, box.ask))
         return (
@@ -143,7 +148,8 @@ def _boxes(context, row) -> str:
         )
         context.render_context[key] = ask_url
     # Grades and types are the rules' own names (letters only): nothing there to escape.
-    return "".join(_box(row, box, pk, ask_url) for box in row.boxes)
+    lang = get_language()
+    return "".join(_box(row, box, pk, ask_url, lang) for box in row.boxes)
 
 
 @register.simple_tag(takes_context=True)
@@ -171,30 +177,38 @@ def compact_rows(context, rows) -> str:
     )
 
 
-@register.simple_tag(takes_context=True)
-def chip_item(context, chip, shows_effect: bool = False) -> str:
-    """An E.Esp or Afección chip of a board card, with its × (remove) and ocultar/mostrar
-    (secret) forms; `shows_effect` writes the chip's text out (a disease's or poison's
-    phase, which a tablet cannot hover). Written here for the reason box_row is, each value
-    escaped once."""
+def _chip_forms(context) -> tuple[str, str, bool]:
+    """The start of a card's chip forms, the same for each of its chips: the remove form's
+    and the secret form's tags with the CSRF token, and whether each form gets a key."""
+    act_url, secret_url = _esc(context["act_url"]), _esc(context["secret_url"])
+    target = f"#pj-{int(context['pk'])}"
+    common = bool(context.get("common"))
+    token = "" if common else _csrf(context)
+    return (
+        f'<form method="post" action="{act_url}" hx-post="{act_url}" hx-target="{target}" '
+        f'hx-swap="outerHTML">{token}',
+        f'<form method="post" action="{secret_url}" hx-post="{secret_url}" '
+        f'hx-target="{target}" hx-swap="outerHTML">{token}',
+        not common,
+    )
+
+
+def _chip(chip, shows_effect: bool, forms: tuple[str, str, bool]) -> str:
     name, effect = _esc(chip.name), _esc(chip.effect)
     secret = f' <span class="chip-secret">{_esc(_("secret"))}</span>' if chip.secret else ""
     shown = f'<span class="chip-effect">{effect}</span>' if shows_effect and chip.effect else ""
-    forms = ""
+    buttons = ""
     if chip.removable:
-        act_url, secret_url = _esc(context["act_url"]), _esc(context["secret_url"])
-        target = f"#pj-{int(context['pk'])}"
+        remove_form, secret_form, keyed = forms
         remove, hide = _esc(chip.remove_label), _esc(chip.secret_label)
-        forms = (
-            f'<form method="post" action="{act_url}" hx-post="{act_url}" hx-target="{target}" '
-            f'hx-swap="outerHTML">{form_fields(context)}'
+        buttons = (
+            f"{remove_form}{_key() if keyed else ''}"
             '<input type="hidden" name="action" value="special">'
             '<input type="hidden" name="on" value="0">'
             f'<input type="hidden" name="name" value="{name}">'
             f'<button type="submit" class="chip-button" aria-label="{remove}" title="{remove}">'
             "×</button></form>"
-            f'<form method="post" action="{secret_url}" hx-post="{secret_url}" '
-            f'hx-target="{target}" hx-swap="outerHTML">{form_fields(context)}'
+            f"{secret_form}{_key() if keyed else ''}"
             f'<input type="hidden" name="name" value="{name}">'
             f'<input type="hidden" name="hide" value="{"0" if chip.secret else "1"}">'
             '<button type="submit" class="chip-button chip-secret-button" '
@@ -202,24 +216,35 @@ def chip_item(context, chip, shows_effect: bool = False) -> str:
         )
     # The name and its buttons on one line (the name wraps, never the buttons away from it);
     # the effect under them. The buttons' own titles say what they do, not the chip's effect.
-    return mark_safe(
+    return (
         f'<li class="chip{" is-secret" if chip.secret else ""}" title="{effect}">'
         f'<div class="chip-line"><span class="chip-text"><span class="chip-name">'
-        f"{_esc(chip.label)}</span>{secret}</span>{forms}</div>{shown}</li>"
+        f"{_esc(chip.label)}</span>{secret}</span>{buttons}</div>{shown}</li>"
     )
+
+
+def chip_item(context, chip, shows_effect: bool = False) -> str:
+    """An E.Esp or Afección chip of a board card, with its × (remove) and ocultar/mostrar
+    (secret) forms; `shows_effect` writes the chip's text out (a disease's or poison's
+    phase, which a tablet cannot hover). Written here for the reason box_row is, each value
+    escaped once."""
+    return mark_safe(_chip(chip, shows_effect, _chip_forms(context)))
 
 
 @register.simple_tag(takes_context=True)
 def chip_rows(context, card) -> str:
     """A board card's Afección chips (their text written out) and E.Esp chips, a row each
-    when it has any (chip_item)."""
+    when it has any (chip_item); the forms' common parts written once for the card."""
+    if not card.afflictions and not card.specials:
+        return ""
+    forms = _chip_forms(context)
     rows = []
     for label, chips, shows_effect in (
         (_("Afección:"), card.afflictions, True),
         (_("E.Esp:"), card.specials, False),
     ):
         if chips:
-            items = "".join(chip_item(context, chip, shows_effect) for chip in chips)
+            items = "".join(_chip(chip, shows_effect, forms) for chip in chips)
             rows.append(
                 f'<div class="chip-row"><span class="chip-label">{_esc(label)}</span>'
                 f'<ul class="chips">{items}</ul></div>'
@@ -295,12 +320,6 @@ def two(value: int) -> str:
 def special(name: str) -> str:
     """An E.Esp, disease or poison name as the table reads it."""
     return special_label(str(name), lang())
-
-
-@register.filter
-def event_words(event: dict) -> str:
-    """What an event did, in a few words."""
-    return event_label(event)
 
 
 @register.filter

@@ -1307,6 +1307,20 @@ def test_a_negative_or_huge_amount_is_named_as_such(dj_client, campaign, aiko, a
     assert response.status_code == 422 and words in response.content.decode()
 
 
+def test_an_event_of_a_pj_archived_since_is_named_in_the_recent_events(dj_client, campaign, aiko):
+    ren = CharacterFactory(campaign=campaign, name="Ren")
+    blow = services.event_record(
+        campaign=campaign,
+        character=ren,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    services.character_archive(character=ren)
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert re.search(rf'id="recent-{blow.seq}".*?class="who">Ren<', board, re.S)
+
+
 def test_a_party_event_names_a_pj_archived_since_it_was_reached(dj_client, campaign, aiko, kenji):
     ren = CharacterFactory(campaign=campaign, name="Ren")
     services.party_event(

@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.template import Context, Template
 from django.test import override_settings
 from django.urls import path, reverse, set_script_prefix
+from django.utils.translation import gettext as _
 
 import rules
 from campaign import present
@@ -79,11 +80,11 @@ def test_a_rows_boxes_name_their_grade_and_open_the_chooser_they_need():
         f'<button type="submit" class="box marked active" formaction="{ask}" name="grade" '
         f'value="leve" hx-get="{ask}" hx-target="#pj-9-ask" hx-swap="innerHTML" '
         'data-shortcut-type="afeccion" data-shortcut-grade="leve" '
-        f'aria-label="Afección &lt;&quot;x&quot;&gt; leve" title="Leve: {leve.state_word}">'
+        f'aria-label="Afección &lt;&quot;x&quot;&gt; leve" title="Leve: {_("marked")}">'
         "L</button>"
         '<button type="submit" class="box" name="type_grade" value="afeccion:grave" '
         'data-shortcut-type="afeccion" data-shortcut-grade="grave" '
-        f'aria-label="Afección &lt;&quot;x&quot;&gt; grave" title="Grave: {grave.state_word}">'
+        f'aria-label="Afección &lt;&quot;x&quot;&gt; grave" title="Grave: {_("not marked")}">'
         "G</button>"
     )
     assert compact == (
