@@ -1,6 +1,5 @@
 """Template helpers of the DJ's board."""
 
-import html
 import secrets
 from functools import lru_cache
 
@@ -10,21 +9,16 @@ from django.dispatch import receiver
 from django.middleware.csrf import get_token
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import escape, format_html
-from django.utils.safestring import SafeData, mark_safe
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaign.present import lang
 from campaign.present.figures import signed as signed_text
+from campaign.templatetags.card_parts import _esc, ealt_text
 from rules.texts import special_label
 
 register = template.Library()
-
-
-def _esc(value) -> str:
-    """conditional_escape without its lazy-text wrapper: a board escapes a few thousand
-    values, and the wrapper cost more than the escaping."""
-    return str(value) if isinstance(value, SafeData) else html.escape(str(value))
 
 
 @register.simple_tag(takes_context=True)
@@ -161,6 +155,21 @@ def box_row(context, row) -> str:
     one. The parts of a box that every card shares are escaped once (_box_parts), and the
     card's chooser address is reversed once for all its boxes."""
     return mark_safe(_boxes(context, row))
+
+
+@register.simple_tag(takes_context=True)
+def condition_rows(context, card) -> str:
+    """A board card's E.Alt rows: each its name, its boxes (box_row) and, when active, its
+    text (card_parts.ealt_text); written here for the reason box_row is."""
+    return mark_safe(
+        "".join(
+            f'<li class="condition{f" is-active grade-{row.active}" if row.active else ""}">'
+            f'<div class="condition-head"><span class="type">{_esc(row.label)}</span> '
+            f'<span class="boxes">{_boxes(context, row)}</span></div>'
+            f"{ealt_text(row, card) if row.active else ''}</li>"
+            for row in card.rows
+        )
+    )
 
 
 @register.simple_tag(takes_context=True)
