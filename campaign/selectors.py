@@ -110,7 +110,9 @@ def campaign_clock(*, campaign: Campaign) -> int:
     in_play = CharacterSnapshot.objects.filter(
         character__campaign=campaign, character__archived_at__isnull=True
     ).filter(Q(character__kind=Character.Kind.PJ) | Q(character__in_party=True))
-    clocks = (in_play if in_play.exists() else snapshots).values_list("state__clock", flat=True)
+    clocks = list(in_play.values_list("state__clock", flat=True))
+    if not clocks:  # one query, and a second only when nobody of the party is in play
+        clocks = list(snapshots.values_list("state__clock", flat=True))
     return max((c for c in clocks if isinstance(c, int)), default=0)
 
 
