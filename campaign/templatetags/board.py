@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from campaign.present import lang
 from campaign.present.figures import signed as signed_text
-from campaign.templatetags.card_parts import _esc, ealt_text
+from campaign.templatetags.card_parts import _esc, ealt_text, sign_class
 from rules.texts import special_label
 
 register = template.Library()
@@ -334,6 +334,4 @@ def special(name: str) -> str:
 @register.filter
 def sign(value: int) -> str:
     """ "neg", "pos" or "zero": a class name for colouring a modifier."""
-    if not isinstance(value, int) or value == 0:
-        return "zero"
-    return "pos" if value > 0 else "neg"
+    return sign_class(value)

@@ -1,5 +1,6 @@
 """A condition card's parts written in Python, shared by the board, the sheet and the
-history: an active E.Alt's text and the scores line.
+history: an active E.Alt's text, the scores line, a card's E.Alt rows read only and its
+modifiers table.
 
 Each was template markup rendered once per card and E.Alt: a heavy board has forty E.Alt
 texts and twenty scores lines, and in a template each of their values was a node resolved,
@@ -15,8 +16,10 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import SafeData, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from ..present.figures import signed
 from .rules_reference import rule_url
 
 register = template.Library()
@@ -85,3 +88,64 @@ def scores_line(card) -> str:
         f'<p class="scores"><span class="visually-hidden">{_esc(_("Attribute scores:"))} '
         f"</span>{scores}</p>"
     )
+
+
+@lru_cache(maxsize=512)
+def _readonly_box(
+    lang: str, type_label: str, grade: str, label: str, marked: bool, active: bool
+) -> str:
+    """A box read only: the same for every card of one language `lang` (the active one)."""
+    state = _("marked") if marked else _("not marked")
+    classes = "box box-readonly" + (" marked" if marked else "") + (" active" if active else "")
+    return (
+        f'<span class="{classes}" data-grade="{_esc(grade)}" role="img" '
+        f'aria-label="{_esc(type_label)} {_esc(label.lower())}: {_esc(state)}" '
+        f'title="{_esc(label)}: {_esc(state)}">{_esc(label[:1])}</span>'
+    )
+
+
+@register.simple_tag
+def readonly_rows(card) -> str:
+    """A card's E.Alt rows read only (the sheet, the party, an event's before and after):
+    each its name, its boxes and, when active, its text (ealt_text)."""
+    lang = get_language()
+    rows = []
+    for row in card.rows:
+        boxes = "".join(
+            _readonly_box(lang, row.label, b.grade, b.label, b.marked, b.active) for b in row.boxes
+        )
+        rows.append(
+            f'<li class="condition{f" is-active grade-{row.active}" if row.active else ""}">'
+            f'<div class="condition-head"><span class="type">{_esc(row.label)}</span> '
+            f'<span class="boxes">{boxes}</span></div>'
+            f"{ealt_text(row, card) if row.active else ''}</li>"
+        )
+    return mark_safe("".join(rows))
+
+
+def _mod_cell(value: int | None) -> str:
+    if value is None:
+        return (
+            f'<td><span aria-hidden="true">—</span><span class="visually-hidden">'
+            f"{_esc(_('not applicable'))}</span></td>"
+        )
+    return f'<td class="mod mod-{sign_class(value)}">{signed(value)}</td>'
+
+
+def sign_class(value: object) -> str:
+    """ "neg", "pos" or "zero": a class name for colouring a modifier."""
+    if not isinstance(value, int) or value == 0:
+        return "zero"
+    return "pos" if value > 0 else "neg"
+
+
+@register.simple_tag
+def modifier_rows(card) -> str:
+    """A card's modifiers table's rows: each attribute's to actions, and to flee or fight
+    ("—", not applicable, where none applies)."""
+    rows = []
+    for key, value, flee, fight in card.modifier_rows:
+        name = _esc(_("other") if key == "otro" else key)
+        cells = f"{_mod_cell(value)}{_mod_cell(flee)}{_mod_cell(fight)}"
+        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    return mark_safe("".join(rows))
