@@ -173,3 +173,19 @@ def test_the_chip_rows_name_afeccion_and_eesp_only_when_there_are_some(db):
     html = Template("{% load board %}{% chip_rows card %}").render(context)
     assert html.count('<div class="chip-row">') == 1 and "E.Esp:" in html
     assert "Afección:" not in html and "Derribado" in html
+
+
+def test_a_read_only_card_names_each_box_and_what_does_not_apply(db):
+    card = _card([{"kind": "suffer", "type": "heridas", "grade": "leve"}])
+    html = Template(
+        "{% load card_parts %}{% readonly_rows card %}|{% modifier_rows card %}"
+    ).render(Context({"card": card}))
+    rows, mods = html.split("|")
+    assert (
+        '<span class="box box-readonly marked active" data-grade="leve" role="img" '
+        'aria-label="Heridas leve: marcada" title="Leve: marcada">L</span>'
+    ) in rows
+    assert 'aria-label="Heridas grave: sin marcar"' in rows
+    assert rows.count('<div class="ealt">') == 1  # the active one's text
+    assert '<tr><th scope="row">FUE</th><td class="mod mod-neg">−1</td>' in mods
+    assert '<span class="visually-hidden">no se aplica</span>' in mods
