@@ -1,0 +1,92 @@
+"""What a new DJ's playtest of PNJ found (a five-round ambush), in a real browser: the order
+page's add form keeps what was typed when refused and groups copies in one turn; Deshacer
+takes back a whole add; the turn bar at a phone's width; the calculator's list follows the
+PNJ; the big board on a tablet."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import selectors, services
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+PHONE = {"width": 360, "height": 740}
+PARTY = ("Aiko", "Kenji", "Ren", "Sora", "Mei", "Taro", "Yuki", "Hana")
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in ("Aiko", "Kenji")
+    }
+    template = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    return {"dj": dj, "campaign": campaign, "party": party, "bandido": template, "base": app_url}
+
+
+def open_page(browser, table, path="/c/kiso/", width=1280, height=900):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="es-ES")
+    log_in(context, table["base"], table["dj"])
+    page = context.new_page()
+    page.goto(table["base"] + path)
+    return page
+
+
+def live(page):
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_order_page_keeps_a_refused_add_and_groups_copies_in_one_turn(browser, table, width):
+    page = open_page(browser, table, "/c/kiso/combate/", width=width)
+    add = page.get_by_role("group", name="Añadir al orden")
+    add.get_by_label("Nombre o plantilla (PNJ nuevo)").fill("Bandido")
+    add.get_by_label("cuántos").fill("3")
+    add.get_by_label("Bando").select_option(label="aliado")
+    add.get_by_label("Iniciativa").fill("1,5")
+    add.get_by_label("un turno para todos").check()
+    add.get_by_role("button", name="Añadir", exact=True).click()
+
+    # Refused: the initiative's field says why; everything typed is still there.
+    init = add.get_by_label("Iniciativa")
+    expect(init).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#fight-add-error")).to_have_text(
+        "La iniciativa: un número entero de -99 a 999, o en blanco."
+    )
+    expect(add.get_by_label("Nombre o plantilla (PNJ nuevo)")).to_have_value("Bandido")
+    expect(add.get_by_label("cuántos")).to_have_value("3")
+    expect(add.get_by_label("Bando")).to_have_value("aliado")
+    expect(init).to_have_value("1,5")
+    expect(add.get_by_label("un turno para todos")).to_be_checked()
+    error = page.locator("#fight-add-error").bounding_box()
+    field = init.bounding_box()
+    assert error and field and 0 <= error["y"] - (field["y"] + field["height"]) < 40
+    screenshot(page, f"fight-add-refused-{width}")
+
+    init.fill("9")
+    add.get_by_role("button", name="Añadir", exact=True).click()
+    row = page.locator(".fight-row").nth(2)
+    expect(row).to_contain_text("Bandido 1, Bandido 2, Bandido 3")
+    expect(row).to_contain_text("grupo nuevo, un turno")
+    expect(page.locator(".fight-row")).to_have_count(3)
+    expect(add.get_by_label("Nombre o plantilla (PNJ nuevo)")).to_have_value("")
+    screenshot(page, f"fight-add-group-{width}")
+    page.get_by_role("button", name="Ordenar por iniciativa").click()
+    page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
+
+    slot = page.locator(".fight-slot", has_text="Bandido 1")
+    expect(slot).to_have_text("Bandido 1, Bandido 2, Bandido 3 9")
+    group = selectors.fight_now(campaign=table["campaign"]).order
+    assert [len(s.members) for s in group] == [3, 1, 1]  # sorted: 9, then the blank ones
+    assert assert_width(page, width)
+
+
+def assert_width(page, width):
+    return page.evaluate("document.documentElement.scrollWidth") <= width
