@@ -185,22 +185,51 @@ def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
 
 
 def latest_event(*, campaign: Campaign) -> StateEvent | None:
-    """The newest event that is not void, nor a PJ's scores: what "Deshacer" would void."""
-    return (
+    """What "Deshacer" takes back (with the rest of its tap): the newest event `undoable`."""
+    newest = (
         StateEvent.objects.filter(campaign=campaign, void_at__isnull=True)
-        .exclude(event__kind__in=NOT_UNDONE)
         .select_related("character", "session")
         .order_by("-seq")
-        .first()
     )
+    before = None
+    while True:
+        batch = list((newest if before is None else newest.filter(seq__lt=before))[:20])
+        found = next((e for e in batch if undoable(e)), None)
+        if found is not None or len(batch) < 20:
+            return found
+        before = batch[-1].seq
+
+
+def undoable(event: StateEvent) -> bool:
+    """Whether Deshacer may take `event` back: not void, nor a character's joining or
+    scores (NOT_UNDONE), but for the scores of a PNJ a tap made while it is on the board,
+    which stand for that making (Deshacer archives it: `pnj_made`)."""
+    if event.is_void:
+        return False
+    if event.event.get("kind") not in NOT_UNDONE:
+        return True
+    return pnj_made(event) and event.character is not None and not event.character.is_archived
 
 
 # The events one tap records share its idempotency key: the first has the key itself or
 # the key and a suffix (services.party and services.checks: ":t<pk>" turn ends, ":w<pk>"
 # watches, ":s<pk>" a Descanso's sleepers, ":c<n>" steps of a catch-up, ":r<n>" the rolls of
-# Tirar todas; services.pnj: ":a<pk>" an area blow's events. The ":p<n>" of the PNJ a tap
-# made are no step of it: Deshacer takes back their joining the fight, not their scores).
-_TAP_SUFFIX = re.compile(r":[tcwsra]\d+$")
+# Tirar todas; services.pnj: ":a<pk>" an area blow's events, ":p<n>" the scores of each PNJ
+# the tap made, ":n<n>:p0" those of a PNJ the order page made).
+_PNJ_MADE = re.compile(r"(?::n\d+)?:p\d+$")
+_TAP_SUFFIX = re.compile(r":[tcwsra]\d+$|(?::n\d+)?:p\d+$")
+
+
+def tap_base(event: StateEvent) -> str:
+    """The key of the tap that recorded `event` ("" for an event recorded by no tap)."""
+    return _TAP_SUFFIX.sub("", event.idempotency_key)
+
+
+def pnj_made(event: StateEvent) -> bool:
+    """Whether `event` records the making of a PNJ by a tap (its scores, keyed ":p<n>"):
+    Deshacer of that tap archives the PNJ rather than void its making, which stays in its
+    log (services.tap_undo)."""
+    return event.event.get("kind") == "attributes" and bool(_PNJ_MADE.search(event.idempotency_key))
 
 
 def _keyed(campaign_id: int):
@@ -224,7 +253,7 @@ def tap_of(*, event: StateEvent) -> list[StateEvent]:
     key = event.idempotency_key
     if not key:
         return [event]
-    base = _TAP_SUFFIX.sub("", key)
+    base = tap_base(event)
     # The key itself, or the key and ":" and more: the range [base + ":", base + ";").
     same = _keyed(event.campaign_id).filter(
         Q(idempotency_key=base)

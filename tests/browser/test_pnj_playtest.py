@@ -3,10 +3,13 @@ page's add form keeps what was typed when refused and groups copies in one turn;
 takes back a whole add; the turn bar at a phone's width; the calculator's list follows the
 PNJ; the big board on a tablet."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from campaign import selectors, services
+from campaign.turn_order import Slot
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -90,3 +93,49 @@ def test_the_order_page_keeps_a_refused_add_and_groups_copies_in_one_turn(browse
 
 def assert_width(page, width):
     return page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_deshacer_takes_back_the_whole_add_of_pnj(browser, table):
+    """Found playing it: after "Añadir al combate", Deshacer took back the joining of the
+    fight only, and the PNJ it made stayed on the board."""
+    aiko, kenji = table["party"]["Aiko"], table["party"]["Kenji"]
+    services.fight_start(
+        campaign=table["campaign"], order=[Slot(pj=aiko.pk, init=15), Slot(pj=kenji.pk, init=8)]
+    )
+    page = live(open_page(browser, table))
+    other_tab = page.context.new_page()
+    other_tab.goto(table["base"] + "/c/kiso/")
+    live(other_tab)
+    form = page.locator(".pnj-add")
+    form.get_by_label("Nombre o plantilla").fill("Bandido")
+    form.locator('input[name="count"]').fill("2")
+    form.get_by_label("Iniciativa").fill("9")
+    form.get_by_label("un turno para todos").check()
+    form.get_by_role("button", name="Añadir al combate").click()
+    expect(page.locator(".fight-slot")).to_have_count(3)
+    expect(card(other_tab, "Bandido 2")).to_be_visible()
+    undo = page.locator("#undo button")
+    expect(undo).to_have_attribute("title", re.compile(r"PNJ añadidos: Bandido 1, Bandido 2$"))
+
+    undo.click()
+
+    expect(page.locator("#toasts")).to_contain_text(
+        "Deshecho: Bandido 1, Bandido 2 salen de la mesa"
+    )
+    expect(page.locator(".pnj-card")).to_have_count(0)
+    expect(page.locator(".fight-slot")).to_have_text(["Aiko 15", "Kenji 8"])
+    expect(other_tab.locator(".pnj-card")).to_have_count(0)
+    expect(other_tab.locator(".fight-slot")).to_have_count(2)
+    screenshot(page, "pnj-add-undone-1280")
+
+    # Outside a fight, Añadir is one step Deshacer takes back as well.
+    services.fight_end(campaign=table["campaign"])
+    expect(form).to_have_attribute("data-fight", "0")
+    form.get_by_label("Nombre o plantilla").fill("Oni")
+    form.get_by_role("button", name="Añadir", exact=True).click()
+    expect(card(page, "Oni")).to_be_visible()
+    expect(undo).to_have_attribute("title", re.compile(r"PNJ añadido: Oni$"))
+    undo.click()
+    expect(page.locator(".pnj-card")).to_have_count(0)
+    expect(other_tab.locator(".pnj-card")).to_have_count(0)
+    assert table["campaign"].characters.get(name="Oni").is_archived
