@@ -175,7 +175,8 @@ def reminder_panel(view: BoardView, fighting: dict | None) -> dict:
         "start": [shown(n) for n in notes.start],
         "end": [shown(n) for n in notes.end],
         "turn_pks": {n.character_id for n in [*notes.start, *notes.end]},
-        "later": [shown(n) for n in notes.later],
+        # Under "Recordatorios (n)…": every note still to come, the end of this turn's too.
+        "later": [shown(n) for n in notes.to_come],
         "who": who,
         "round": fighting["round"] + 1 if fighting is not None else 1,
         "whens": [
