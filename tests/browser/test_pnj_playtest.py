@@ -139,3 +139,45 @@ def test_deshacer_takes_back_the_whole_add_of_pnj(browser, table):
     expect(page.locator(".pnj-card")).to_have_count(0)
     expect(other_tab.locator(".pnj-card")).to_have_count(0)
     assert table["campaign"].characters.get(name="Oni").is_archived
+
+
+def test_the_calculators_list_follows_the_pnj_in_every_tab(browser, table):
+    """Found playing it: PNJ added or archived did not come into the calculator's select (nor
+    leave it) until a reload, on the tab that added them or on another one."""
+    aiko = table["party"]["Aiko"]
+    services.fight_start(campaign=table["campaign"], order=[Slot(pj=aiko.pk, init=15)])
+    page = live(open_page(browser, table))
+    other_tab = page.context.new_page()
+    other_tab.goto(table["base"] + "/c/kiso/")
+    live(other_tab)
+
+    def choices(tab):
+        return tab.locator('#calculator select[name="pj"]')
+
+    form = page.locator(".pnj-add")
+    form.get_by_label("Nombre o plantilla").fill("Bandido")
+    form.locator('input[name="count"]').fill("2")
+    form.get_by_role("button", name="Añadir al combate").click()
+    for tab in (page, other_tab):
+        group = choices(tab).locator("optgroup[label='PNJ'] option")
+        expect(group).to_have_text(["Bandido 1", "Bandido 2"])
+    expect(choices(page).locator("> option")).to_have_text(["—", "Aiko", "Kenji"])
+
+    # The other tab's calculator on Bandido 2; then another tab adds one more, and the fight's
+    # end archives them all: gone from the list, and the choice with them.
+    choices(other_tab).select_option(label="Bandido 2")
+    expect(other_tab.locator("#calc-result .calc-total")).to_be_visible()
+    services.pnj_create(campaign=table["campaign"], name="Oni")
+    expect(choices(other_tab).locator("optgroup option")).to_have_text(
+        ["Bandido 1", "Bandido 2", "Oni"]
+    )
+    expect(choices(other_tab)).to_have_value(
+        str(table["campaign"].characters.get(name="Bandido 2").pk)
+    )
+    page.locator(".fight-end summary").click()
+    page.locator(".fight-end").get_by_role("button", name="Terminar combate").click()
+    expect(choices(page).locator("optgroup option")).to_have_text(["Oni"])
+    expect(choices(other_tab).locator("optgroup option")).to_have_text(["Oni"])
+    expect(choices(other_tab)).to_have_value("")
+    expect(other_tab.locator("#calc-result .calc-total")).to_have_count(0)
+    screenshot(other_tab, "calculator-follows-1280")
