@@ -470,13 +470,14 @@ def fight_pass(request: AuthedHttpRequest, slug: str) -> HttpResponse:
             idempotency_key=idempotency_key(request),
         )
     except ValidationError as err:
-        # The turn had moved on (another tab's tap): the fight as it is now comes with it.
+        # The turn had moved on (another tab's tap): the fight as it is now comes with it
+        # (its panel and the turn bar).
         now = ""
         if err.code == "stale":
             panels = present_board.panels(selectors.board_view(campaign=campaign, session=False))
-            now = render_to_string(
-                "campaign/board/_fight.html", {**panels, "campaign": campaign, "oob": True}, request
-            )
+            context = {**panels, "campaign": campaign, "oob": True}
+            now = render_to_string("campaign/board/_fight.html", context, request)
+            now += render_to_string("campaign/board/_turnbar.html", context, request)
         return party_refuse(
             request, campaign, " ".join(err.messages), 409, slot="fight-error", also=now
         )

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from campaign import selectors, services
 from campaign.turn_order import Slot
-from tests.browser.conftest import log_in, screenshot
+from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 740}
@@ -181,3 +181,94 @@ def test_the_calculators_list_follows_the_pnj_in_every_tab(browser, table):
     expect(choices(other_tab)).to_have_value("")
     expect(other_tab.locator("#calc-result .calc-total")).to_have_count(0)
     screenshot(other_tab, "calculator-follows-1280")
+
+
+@pytest.fixture
+def ambush(table):
+    """The playtest's ambush: 8 PJ, and 12 PNJ (6 Bandidos sharing one turn, 3 Lobos grises,
+    the Jefe, the Bruja and an ally), all in the fight; the Jefe has a note for his turn's end."""
+    campaign = table["campaign"]
+    party = [table["party"]["Aiko"], table["party"]["Kenji"]]
+    party += [
+        CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in PARTY[2:]
+    ]
+    lobo = services.template_save(campaign=campaign, name="Lobo gris", attributes={"VOL": 1})
+    pnj = [
+        *services.pnj_create(campaign=campaign, template=table["bandido"], count=6),
+        *services.pnj_create(campaign=campaign, template=lobo, count=3),
+        *services.pnj_create(campaign=campaign, name="Jefe Ruiz", attributes={"VOL": 3}),
+        *services.pnj_create(campaign=campaign, name="Bruja del pantano"),
+        *services.pnj_create(campaign=campaign, name="Guía Tomé", side="aliado"),
+    ]
+    order = [Slot(pj=pj.pk, init=20 - n) for n, pj in enumerate(party)]
+    order.append(Slot(pj=pnj[0].pk, also=tuple(c.pk for c in pnj[1:6]), init=11))
+    order += [Slot(pj=c.pk, init=9 - n) for n, c in enumerate(pnj[6:])]
+    services.fight_start(campaign=campaign, order=order)
+    services.reminder_add(campaign=campaign, text="huye", when="end", character=pnj[9])
+    return {**table, "pnj": pnj, "all": party + pnj}
+
+
+def view_shot(page, name):
+    """What the screen shows (a full-page picture misplaces a sticky bar)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def in_viewport(page, locator):
+    box = locator.bounding_box()
+    size = page.viewport_size
+    return bool(
+        box
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+        and box["y"] + box["height"] <= size["height"]
+    )
+
+
+def test_the_turn_bar_keeps_each_turns_tap_in_reach_at_a_phones_width(browser, ambush):
+    """Found playing it: at 360 px the fight panel with its pass button is far above the
+    cards; with 8 PJ and some PNJ the DJ scrolled between the card and the panel each turn."""
+    page = live(open_page(browser, ambush, width=360, height=740))
+    bar = page.locator("#turnbar")
+    passing = bar.get_by_role("button", name="Fin de turno")
+    expect(bar).to_contain_text("Ronda 1 · Turno de Aiko")
+
+    # Down among the PNJ, far from the fight panel: the turn is one tap away.
+    card(page, "Lobo gris 2").scroll_into_view_if_needed()
+    expect(page.locator("#fight")).not_to_be_in_viewport()
+    assert in_viewport(page, passing)
+    view_shot(page, "turnbar-pnj-360")
+    for name in PARTY[1:]:
+        passing.click()
+        expect(bar).to_contain_text(f"Turno de {name}")
+    passing.click()
+    expect(bar).to_contain_text("Turno de Bandido 1, Bandido 2, Bandido 3")
+    expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Bandido 1")
+    assert in_viewport(page, passing)
+    # Its name leads to the card whose turn it is; that card keeps its own pass button.
+    bar.get_by_role("link").click()
+    bandido = card(page, "Bandido 1")
+    expect(bandido).to_be_in_viewport()
+    expect(bandido.get_by_role("button", name="Fin de turno → Lobo gris 1")).to_be_visible()
+    for name in ("Lobo gris 1", "Lobo gris 2", "Lobo gris 3", "Jefe Ruiz"):
+        passing.click()
+        expect(bar).to_contain_text(f"Turno de {name}")
+    expect(bar).to_contain_text("al terminar: huye")  # the note due at the pass
+    view_shot(page, "turnbar-note-360")
+
+    # It covers nothing: at the page's end, the board's cards and panels end above it.
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    content = page.locator(".board-body")
+    expect(content.locator("#recent")).to_be_in_viewport()
+    above, foot = content.bounding_box(), bar.bounding_box()
+    assert above and foot and above["y"] + above["height"] <= foot["y"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    view_shot(page, "turnbar-end-360")
+
+    # The fight over, the bar goes; at a desk's width there is none (the clock bar stays).
+    page.locator(".fight-end summary").click()
+    page.locator(".fight-end").get_by_role("button", name="Terminar combate").click()
+    expect(bar).to_be_empty()
+    expect(bar).to_be_hidden()

@@ -137,6 +137,13 @@ def test_passing_the_turn_from_the_board_and_a_stale_tap(dj_client, campaign, ai
         r'<div class="fight" id="fight" hx-swap-oob="true">.*', stale.content.decode(), re.S
     )
     assert fresh and "Turno de Oni" in fresh.group(0)
+    # And the turn bar of a phone's width, with it.
+    bar = re.search(
+        r'<div class="turnbar" id="turnbar" hx-swap-oob="true">(.*?)</div>\s*$',
+        stale.content.decode(),
+        re.S,
+    )
+    assert bar and "Turno de Oni" in bar.group(1) and 'value="1:1"' in bar.group(1)
 
 
 def test_ending_the_fight_and_the_board_offers_a_new_one(dj_client, campaign, aiko):
