@@ -272,3 +272,45 @@ def test_the_turn_bar_keeps_each_turns_tap_in_reach_at_a_phones_width(browser, a
     page.locator(".fight-end").get_by_role("button", name="Terminar combate").click()
     expect(bar).to_be_empty()
     expect(bar).to_be_hidden()
+
+
+def test_the_big_board_is_usable_on_a_tablet(browser, ambush):
+    """8 PJ and 12 PNJ (a group of 6 among them) in a fight, on a 1024 × 768 tablet: no
+    sideways scroll; the pass button stays on screen above the cards (the clock bar is
+    sticky there, and the phone's turn bar hidden); a PNJ's boxes far down come into sight
+    below it and take a tap."""
+    page = live(open_page(browser, ambush, width=1024, height=768))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    passing = page.locator("#fight").get_by_role("button", name="Fin del turno de Aiko")
+    expect(page.locator("#turnbar")).to_be_hidden()
+    view_shot(page, "tablet-board-1024")
+
+    bruja = card(page, "Bruja del pantano")
+    box = bruja.get_by_role("button", name="Heridas leve")
+    box.scroll_into_view_if_needed()
+    bar = page.locator("#clockbar").bounding_box()
+    assert bar and in_viewport(page, box) and box.bounding_box()["y"] >= bar["y"] + bar["height"]
+    assert in_viewport(page, passing)
+    view_shot(page, "tablet-pnj-1024")
+    box.click()
+    expect(bruja.locator(".box.marked")).to_have_count(1)
+    expect(page.locator("#toasts")).to_contain_text("Bruja del pantano")
+
+    passing.click()
+    expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Kenji")
+    assert in_viewport(
+        page, page.locator("#fight").get_by_role("button", name="Fin del turno de Kenji")
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    screenshot(page, "tablet-board-full-1024")
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (360, 740)])
+def test_the_big_board_at_a_desk_and_on_a_phone(browser, ambush, width, height):
+    page = live(open_page(browser, ambush, width=width, height=height))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    bruja = card(page, "Bruja del pantano")
+    bruja.get_by_role("button", name="Fatiga leve").click()
+    expect(bruja.locator(".box.marked")).to_have_count(1)
+    view_shot(page, f"big-board-pnj-{width}")
+    screenshot(page, f"big-board-full-{width}")
