@@ -179,7 +179,10 @@ def open_session(*, campaign: Campaign) -> GameSession | None:
     return campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
 
 
-def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
+RECENT = 15  # the latest events the board lists
+
+
+def recent_events(*, campaign: Campaign, limit: int = RECENT) -> list[StateEvent]:
     """The campaign's latest events, newest first, voided ones included (marked)."""
     return list(
         StateEvent.objects.filter(campaign=campaign)
@@ -445,6 +448,8 @@ class BoardView:
     pnj: list[Character] = field(default_factory=list)
     templates: list[Template] = field(default_factory=list)
     reminders: list = field(default_factory=list)  # the DJ's notes still to come
+    # What Deshacer takes back (tap_reads.latest_event), found among `recent` when it can be.
+    latest: StateEvent | None = None
 
 
 def board_view(
@@ -461,6 +466,9 @@ def board_view(
     if pnj is None:
         pnj = board_pnj(campaign=campaign)
     recent = recent_events(campaign=campaign)
+    latest = next((e for e in recent if undoable(e)), None)
+    if latest is None and len(recent) == RECENT:  # none of them (a big add undone): further
+        latest = latest_event(campaign=campaign)
     now = fight_now(campaign=campaign)
     # The names the board holds already; the database only for a PJ it does not (one
     # archived since a party event reached it, or in the fight's order).
@@ -476,6 +484,7 @@ def board_view(
         characters=characters,
         catalogue=catalogue_by_name(campaign=campaign),
         recent=recent,
+        latest=latest,
         fight=now,
         round=now.round if now is not None else current_round(campaign=campaign) + 1,
         names=names,

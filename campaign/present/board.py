@@ -10,7 +10,7 @@ from rules.vocab import GRADES
 
 from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
-from ..selectors import BoardView, pnj_made, tap_base, undoable
+from ..selectors import BoardView, pnj_made, tap_base
 from ..taps import CALCULATOR_ATTRIBUTES
 from ..turn_order import OUT_WHY, Fight, slot_name
 from . import lang
@@ -187,10 +187,6 @@ def reminder_panel(view: BoardView, fighting: dict | None) -> dict:
     }
 
 
-def _latest(recent: list[StateEvent]) -> StateEvent | None:
-    return next((e for e in recent if undoable(e)), None)
-
-
 def undo_made(latest: StateEvent, recent: list[StateEvent]) -> str:
     """When Deshacer would take back an add of PNJ (selectors.pnj_made: it archives them),
     its button's title: the PNJ that tap made, as far as `recent` goes; else ""."""
@@ -217,7 +213,9 @@ def panels(view: BoardView) -> dict:
     in_play = {c.pk for c in view.characters}
     for event in view.recent:
         event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]  # for the template
-    latest = _latest(view.recent)
+    latest = view.latest
+    if latest is not None and not hasattr(latest, "who"):  # older than `recent`
+        latest.who = party_who(latest, view.names, in_play)  # type: ignore[attr-defined]
     # Deshacer takes back the newest event, unless its session has ended (then the event's
     # own page voids it).
     undo_note = _("Nothing to undo")

@@ -208,3 +208,17 @@ def test_voiding_the_join_from_recent_events_leaves_the_pnj(dj_client, campaign,
     assert dj_client.post(url("void"), form, headers=HX).status_code == 200
     assert [c.name for c in selectors.board_pnj(campaign=campaign)] == ["Oni"]
     assert len(selectors.fight_now(campaign=campaign).order) == 1
+
+
+def test_after_a_big_add_is_undone_deshacer_still_reaches_the_tap_before(dj_client, campaign, aiko):
+    """Twenty PNJ made and taken back fill the recent events with their making: the undo
+    button looks further back, to the blow before them."""
+    blow = {"kind": "suffer", "type": "heridas", "grade": "leve"}
+    before = services.event_record(campaign=campaign, character=aiko, event=blow)
+    dj_client.post(url("pnj_add"), {"name": "Rata", "count": "20", "key": "k1"}, headers=HX)
+    undo(dj_client, campaign)
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert f'name="seq" value="{before.seq}"' in board
+    assert re.search(rf'title="#{before.seq} Aiko: [^"]*Heridas', board)
