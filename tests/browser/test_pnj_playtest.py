@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from campaign import selectors, services
 from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
+from tests.browser.test_accessibility import axe, describe
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 740}
@@ -257,6 +258,7 @@ def test_the_turn_bar_keeps_each_turns_tap_in_reach_at_a_phones_width(browser, a
         expect(bar).to_contain_text(f"Turno de {name}")
     expect(bar).to_contain_text("al terminar: huye")  # the note due at the pass
     view_shot(page, "turnbar-note-360")
+    assert describe("the turn bar at 360 px", axe(page)) == []
 
     # It covers nothing: at the page's end, the board's cards and panels end above it.
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
