@@ -233,3 +233,10 @@ def sign(value: int) -> str:
     if not isinstance(value, int) or value == 0:
         return "zero"
     return "pos" if value > 0 else "neg"
+
+
+@register.simple_tag
+def initiative_attrs() -> str:
+    """The attributes of every field that takes an initiative (the board's PNJ form, the
+    order page's lines and its add form): one rule, turn_order.initiative_read."""
+    return mark_safe('inputmode="numeric" maxlength="7" autocomplete="off"')
