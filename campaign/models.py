@@ -13,9 +13,9 @@ from django.utils.translation import gettext_lazy as _
 
 import rules
 
-# Event kinds set on the PJ page, not tapped at the table: Deshacer leaves them (edit the
-# PJ instead).
-NOT_UNDONE = ("attributes",)
+# Event kinds recorded by making a PJ or a PNJ, or set on its page, not tapped at the table:
+# Deshacer leaves them (edit the PJ instead; a PNJ a tap made: selectors.pnj_made).
+NOT_UNDONE = ("attributes", "start")
 
 
 class Campaign(models.Model):

@@ -47,6 +47,9 @@ class Due:
     end: list[Reminder] = field(default_factory=list)
     round: list[Reminder] = field(default_factory=list)
     later: list[Reminder] = field(default_factory=list)
+    # Still to come, in the order pinned: `later`, and the end notes of the turn going on,
+    # shown beside its pass button but due only when it passes.
+    to_come: list[Reminder] = field(default_factory=list)
 
     @property
     def now(self) -> list[Reminder]:
@@ -67,6 +70,8 @@ def due(notes: list[Reminder], fight: Fight | None) -> Due:
             found.start.append(note)
         elif note.when == END and note.character_id in members:
             found.end.append(note)
+            found.to_come.append(note)
         else:
             found.later.append(note)
+            found.to_come.append(note)
     return found

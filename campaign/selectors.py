@@ -1,7 +1,6 @@
 """Reads. They read snapshots and never fold the whole log (replays are history.replay's)."""
 
 import itertools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,7 +15,6 @@ import rules
 
 from . import reminders, reveal, turn_order
 from .models import (
-    NOT_UNDONE,
     Campaign,
     CatalogueEntry,
     Character,
@@ -37,6 +35,12 @@ from .pnj_reads import party_members as party_members
 from .pnj_reads import pnj_list as pnj_list
 from .pnj_reads import template_list as template_list
 from .pnj_reads import template_of as template_of
+from .tap_reads import event_by_key as event_by_key
+from .tap_reads import latest_event as latest_event
+from .tap_reads import pnj_made as pnj_made
+from .tap_reads import tap_base as tap_base
+from .tap_reads import tap_of as tap_of
+from .tap_reads import undoable as undoable
 
 
 def played_characters(*, user: User | AnonymousUser) -> dict[int, list[Character]]:
@@ -194,65 +198,17 @@ def open_session(*, campaign: Campaign) -> GameSession | None:
     return campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
 
 
-def recent_events(*, campaign: Campaign, limit: int = 15) -> list[StateEvent]:
-    """The campaign's latest events, newest first, voided ones included (marked), with who
-    voided them and their session (their PJ by id: the board names them, BoardView.names)."""
+RECENT = 15  # the latest events the board lists
+
+
+def recent_events(*, campaign: Campaign, limit: int = RECENT) -> list[StateEvent]:
+    """The campaign's latest events, newest first, voided ones included (marked), with
+    their PJ, who voided them and their session."""
     return list(
         StateEvent.objects.filter(campaign=campaign)
-        .select_related("void_by", "session")
+        .select_related("character", "void_by", "session")
         .order_by("-seq")[:limit]
     )
-
-
-def latest_event(*, campaign: Campaign) -> StateEvent | None:
-    """The newest event that is not void, nor a PJ's scores: what "Deshacer" would void."""
-    return (
-        StateEvent.objects.filter(campaign=campaign, void_at__isnull=True)
-        .exclude(event__kind__in=NOT_UNDONE)
-        .select_related("character", "session")
-        .order_by("-seq")
-        .first()
-    )
-
-
-# The events one tap records share its idempotency key: the first has the key itself or
-# the key and a suffix (services.party and services.checks: ":t<pk>" turn ends, ":w<pk>"
-# watches, ":s<pk>" a Descanso's sleepers, ":c<n>" steps of a catch-up, ":r<n>" the rolls of
-# Tirar todas; services.pnj: ":a<pk>" an area blow's events. The ":p<n>" of the PNJ a tap
-# made are no step of it: Deshacer takes back their joining the fight, not their scores).
-_TAP_SUFFIX = re.compile(r":[tcwsra]\d+$")
-
-
-def _keyed(campaign_id: int):
-    """A campaign's events that carry an idempotency key, read through the unique index on
-    (campaign, key). That index leaves out the events without a key, so a query uses it
-    only when it says the same (`key <> ''`): otherwise SQLite scans the campaign's log."""
-    return StateEvent.objects.filter(campaign_id=campaign_id).exclude(idempotency_key="")
-
-
-def event_by_key(*, campaign: Campaign, key: str) -> StateEvent | None:
-    """The event recorded with idempotency key `key` (a repeated tap's first), or None."""
-    if not key:
-        return None
-    return _keyed(campaign.pk).filter(idempotency_key=key).order_by().first()
-
-
-def tap_of(*, event: StateEvent) -> list[StateEvent]:
-    """The events recorded by the tap that recorded `event` (itself included), newest
-    first: a round with its turn ends, a party Descanso with its watches. Deshacer undoes
-    them together."""
-    key = event.idempotency_key
-    if not key:
-        return [event]
-    base = _TAP_SUFFIX.sub("", key)
-    # The key itself, or the key and ":" and more: the range [base + ":", base + ";").
-    same = _keyed(event.campaign_id).filter(
-        Q(idempotency_key=base)
-        | Q(idempotency_key__gte=base + ":", idempotency_key__lt=base + ";"),
-        void_at__isnull=True,
-    )
-    events = [e for e in same.order_by("-seq") if _TAP_SUFFIX.sub("", e.idempotency_key) == base]
-    return events or [event]
 
 
 def _wide(campaign: Campaign) -> QuerySet:
@@ -535,6 +491,8 @@ class BoardView:
     pnj: list[Character] = field(default_factory=list)
     templates: list[Template] = field(default_factory=list)
     reminders: list = field(default_factory=list)  # the DJ's notes still to come
+    # What Deshacer takes back (tap_reads.latest_event), found among `recent` when it can be.
+    latest: StateEvent | None = None
 
 
 def board_view(
@@ -553,12 +511,15 @@ def board_view(
     if pnj is None:
         pnj = board_pnj(campaign=campaign)
     recent = recent_events(campaign=campaign)
+    latest = next((e for e in recent if undoable(e)), None)
+    if latest is None and len(recent) == RECENT:  # none of them (a big add undone): further
+        latest = latest_event(campaign=campaign)
     now, rounds = fight_and_round(campaign=campaign)
     # The names the board holds already; the database only for a PJ it does not (one
-    # archived since an event of the recent ones reached it, or in the fight's order).
+    # archived since a party event reached it, or in the fight's order).
     names = {c.pk: c.name for c in [*characters, *pnj]}
-    wanted = {e.character_id for e in recent if e.character_id}
-    wanted.update(int(pk) for e in recent if not e.character_id for pk in e.effects or {})
+    names.update((e.character.pk, e.character.name) for e in recent if e.character is not None)
+    wanted = {int(pk) for e in recent if not e.character_id for pk in e.effects or {}}
     if now is not None:
         wanted.update(now.fighting | set(now.out))
     if not wanted <= set(names):
@@ -568,6 +529,7 @@ def board_view(
         characters=characters,
         catalogue=catalogue_by_name(campaign=campaign),
         recent=recent,
+        latest=latest,
         fight=now,
         round=now.round if now is not None else rounds + 1,
         names=names,

@@ -24,6 +24,7 @@ Here: reading those events (`fold`, `turns`) and checking one before it is recor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -37,6 +38,8 @@ OUT_WHY = ("incapacitado", "inconsciente", "huye", "otro")
 NAME_MAX = 40
 SLOTS_MAX = 40
 INIT_RANGE = (-99, 999)
+# An initiative as typed: a sign (or none), then digits ("−" too: a phone's keyboard).
+_INIT = re.compile(r"[-+\u2212]?[0-9]{1,6}")
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,30 @@ class Fight:
     def fighting(self) -> set[int]:
         """Every character in the order."""
         return {pk for s in self.order for pk in s.members}
+
+
+def initiative_error() -> str:
+    """What a refused initiative is told, wherever it was typed or stored."""
+    return _("The initiative: a whole number from %(low)s to %(high)s, or blank.") % {
+        "low": INIT_RANGE[0],
+        "high": INIT_RANGE[1],
+    }
+
+
+def initiative_read(text: str | None) -> int | None:
+    """The initiative typed, the one rule of every form that takes one (the board's PNJ
+    form, the order page's lines and its add form): blank is None; a whole number within
+    INIT_RANGE, with its sign, is that number; anything else (letters, decimals, "--3", a
+    number out of range) is refused with `initiative_error`."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if not _INIT.fullmatch(text):
+        raise ValidationError(initiative_error(), code="init")
+    value = int(text.replace("\u2212", "-"))
+    if not INIT_RANGE[0] <= value <= INIT_RANGE[1]:
+        raise ValidationError(initiative_error(), code="init")
+    return value
 
 
 def is_fight(event: dict) -> bool:
@@ -299,11 +326,7 @@ def _slot(item: object, in_play: set[int]) -> Slot:
         or isinstance(init, bool)
         or not INIT_RANGE[0] <= init <= INIT_RANGE[1]
     ):
-        raise ValidationError(
-            _("An initiative is a whole number from %(low)s to %(high)s.")
-            % {"low": INIT_RANGE[0], "high": INIT_RANGE[1]},
-            code="init",
-        )
+        raise ValidationError(initiative_error(), code="init")
     if "pj" in item:
         also = item.get("also", [])
         if (

@@ -3,13 +3,14 @@ recent events), from the board's data (selectors.board_view)."""
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import ngettext
 
 from rules import texts
 from rules.vocab import GRADES
 
-from ..models import NOT_UNDONE, Character, Reminder, StateEvent
+from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
-from ..selectors import BoardView
+from ..selectors import BoardView, pnj_made, tap_base
 from ..taps import CALCULATOR_ATTRIBUTES
 from ..turn_order import OUT_WHY, Fight, slot_name
 from . import lang
@@ -174,7 +175,8 @@ def reminder_panel(view: BoardView, fighting: dict | None) -> dict:
         "start": [shown(n) for n in notes.start],
         "end": [shown(n) for n in notes.end],
         "turn_pks": {n.character_id for n in [*notes.start, *notes.end]},
-        "later": [shown(n) for n in notes.later],
+        # Under "Recordatorios (n)…": every note still to come, the end of this turn's too.
+        "later": [shown(n) for n in notes.to_come],
         "who": who,
         "round": fighting["round"] + 1 if fighting is not None else 1,
         "whens": [
@@ -185,10 +187,20 @@ def reminder_panel(view: BoardView, fighting: dict | None) -> dict:
     }
 
 
-def _latest(recent: list[StateEvent]) -> StateEvent | None:
-    return next(
-        (e for e in recent if not e.is_void and e.event.get("kind") not in NOT_UNDONE), None
-    )
+def undo_made(latest: StateEvent, recent: list[StateEvent]) -> str:
+    """When Deshacer would take back an add of PNJ (selectors.pnj_made: it archives them),
+    its button's title: the PNJ that tap made, as far as `recent` goes; else ""."""
+    base = tap_base(latest)
+    made = [
+        e.character.name
+        for e in reversed(recent)
+        if base and e.character is not None and pnj_made(e) and tap_base(e) == base
+    ]
+    if not made:
+        return ""
+    return ngettext("PNJ added: %(names)s", "PNJ added: %(names)s", len(made)) % {
+        "names": ", ".join(made)
+    }
 
 
 def _ended(event: StateEvent | None) -> bool:
@@ -204,7 +216,10 @@ def panels(view: BoardView) -> dict:
     for event in view.recent:  # for the template, each said once (the list, the void form)
         event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]
         event.words = event_label(event.event)  # type: ignore[attr-defined]
-    latest = _latest(view.recent)
+    latest = view.latest
+    if latest is not None and not hasattr(latest, "who"):  # older than `recent`
+        latest.who = party_who(latest, view.names, in_play)  # type: ignore[attr-defined]
+        latest.words = event_label(latest.event)  # type: ignore[attr-defined]
     # Deshacer takes back the newest event, unless its session has ended (then the event's
     # own page voids it).
     undo_note = _("Nothing to undo")
@@ -220,6 +235,7 @@ def panels(view: BoardView) -> dict:
         "reminders": reminder_panel(view, fighting),
         "recent": view.recent,
         "latest": None if _ended(latest) else latest,
+        "undo_made": undo_made(latest, view.recent) if latest else "",
         "undo_note": undo_note,
         "voidable": any(not e.is_void for e in view.recent),
         "time_buttons": TIME_BUTTONS + ((1, "days", _("+1 day")),),

@@ -31,7 +31,7 @@ from .characters import (
     scores_validate,
 )
 from .checks import ROLL_ALL_MAX, RolledAll, checks_roll_all
-from .events import EventVoidRefused, event_record, event_void, events_void
+from .events import EventVoidRefused, event_record, event_void, events_void, tap_undo
 from .fight import fight_end, fight_order, fight_pass, fight_start
 from .party import catch_up, party_event, round_pass
 from .players import (
@@ -107,6 +107,7 @@ __all__ = [
     "event_record",
     "event_void",
     "events_void",
+    "tap_undo",
     "party_event",
     "round_pass",
     "invitation_accept",

@@ -35,6 +35,7 @@ from ..selectors import (
     in_play_ids,
     open_session,
     party_members,
+    pnj_made,
     snapshot_before,
     tap_of,
 )
@@ -259,6 +260,32 @@ def events_void(*, events: list[StateEvent], actor: User | None = None, reason: 
     with transaction.atomic():
         for event in sorted(events, key=lambda e: -e.seq):
             event_void(event=event, actor=actor, reason=reason)
+
+
+def tap_undo(
+    *, events: list[StateEvent], actor: User | None = None, reason: str = ""
+) -> tuple[list[StateEvent], list[Character]]:
+    """Deshacer of one tap (`events`, selectors.tap_of): all or nothing, its events void
+    but for the making of the PNJ it made (selectors.pnj_made): those leave the board,
+    archived, their making kept in their log (a PNJ restored comes back as it was made).
+    The events voided and the PNJ archived."""
+    made = {e.character_id for e in events if pnj_made(e) and e.character_id is not None}
+    voided = [e for e in events if not pnj_made(e)]
+    with transaction.atomic():
+        campaign = lock(events[0].campaign)
+        events_void(events=voided, actor=actor, reason=reason)
+        archived = list(
+            Character.objects.filter(campaign=campaign, pk__in=made, archived_at__isnull=True)
+            .select_related("campaign")
+            .order_by("pk")
+        )
+        for character in archived:
+            character.archived_at = timezone.now()
+            character.save(update_fields=["archived_at"])
+            change_record(
+                campaign=campaign, kind=CampaignChange.Kind.CHARACTER, character=character
+            )
+    return voided, archived
 
 
 def event_void(*, event: StateEvent, actor: User | None = None, reason: str = "") -> StateEvent:

@@ -335,3 +335,10 @@ def special(name: str) -> str:
 def sign(value: int) -> str:
     """ "neg", "pos" or "zero": a class name for colouring a modifier."""
     return sign_class(value)
+
+
+@register.simple_tag
+def initiative_attrs() -> str:
+    """The attributes of every field that takes an initiative (the board's PNJ form, the
+    order page's lines and its add form): one rule, turn_order.initiative_read."""
+    return mark_safe('inputmode="numeric" maxlength="7" autocomplete="off"')

@@ -14,14 +14,13 @@ from django.views.decorators.http import require_POST
 
 from rules import RuleError
 
-from .. import selectors, services, taps
+from .. import selectors, services, taps, turn_order
 from ..access import campaign_for_dj, pnj_for_dj
 from ..numbers import whole, wholes
 from ..present import lang
 from ..present.board import AREA_TYPES
 from ..requests import AuthedHttpRequest
 from .answers import idempotency_key, summaries
-from .fight import initiative_of
 from .party import party_done, party_refuse
 
 
@@ -42,10 +41,9 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     join = None
     if request.POST.get("fight") == "1":  # from a board in a fight: into it, whatever turn
         try:
-            init = initiative_of(request.POST.get("init", "").strip()[:12])
-        except ValueError:
-            message = _("Type the initiative as a whole number, or leave it blank.")
-            return party_refuse(request, campaign, message, 422, slot="pnj-error")
+            init = turn_order.initiative_read(request.POST.get("init", "")[:12])
+        except ValidationError as err:
+            return party_refuse(request, campaign, " ".join(err.messages), 422, slot="pnj-error")
         join = {"init": init, "together": request.POST.get("together") == "1"}
     try:
         made = services.pnj_create(

@@ -6,6 +6,9 @@ with nothing written, so it works with or without JavaScript. Passing the turn a
 the fight are taps on the board, answered like the clock bar's (every card and the panels).
 """
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -18,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from .. import selectors, services, turn_order
 from ..access import campaign_for_dj
-from ..models import Campaign
+from ..models import Campaign, Character
 from ..numbers import whole
 from ..present import board as present_board
 from ..requests import AuthedHttpRequest
@@ -28,11 +31,36 @@ from .party import party_done, party_refuse
 TEMPLATE = "campaign/fight.html"
 
 
+@dataclass(frozen=True)
+class New:
+    """PNJ a line of the order form stands for, made when the order is saved: its number on
+    the page, its Plantilla's pk (or 0), its side and, for a group that shares one turn,
+    the number of its first copy and how many ("Bandido 4", "Bandido 5": first 4, count 2)."""
+
+    number: int
+    template: int
+    side: str = Character.Side.ENEMIGO
+    first: int = 0
+    count: int = 1
+
+    @property
+    def slot(self) -> str:
+        group = f":{self.first}:{self.count}" if self.count > 1 else ""
+        return f"new:{self.number}:{self.template}:{self.side}{group}"
+
+    def names(self, name: str) -> list[str]:
+        """The names of its PNJ: the line's own, or a group's numbered after `name`."""
+        if self.count == 1:
+            return [name]
+        return [f"{name} {self.first + i}" for i in range(self.count)]
+
+
 class Row:
     """One line of the order form and the initiative typed: a PJ or PNJ ("pj:12"), a group
-    of PNJ who share a turn ("pj:12+13+14"), a PNJ to make when the order is saved
-    ("new:<n>:<template pk or 0>", its name typed), or, in a fight from before PNJ, someone
-    named with no card ("npc:<n>")."""
+    of PNJ who share a turn ("pj:12+13+14"), PNJ to make when the order is saved (`New`:
+    "new:<n>:<template pk or 0>:<side>", its name typed, or a group of them sharing one
+    turn, "new:<n>:<template>:<side>:<first>:<count>", their name's stem in the name field),
+    or, in a fight from before PNJ, someone named with no card ("npc:<n>")."""
 
     def __init__(self, slot: str, name: str = "", init: str = "") -> None:
         self.slot, self.name, self.init = slot, name, init
@@ -58,13 +86,17 @@ class Row:
         return whole(number) if kind == "npc" else None
 
     @property
-    def new(self) -> tuple[int, int] | None:
-        """A PNJ to make: (its number on the page, its template's pk or 0)."""
-        kind, _sep, rest = self.slot.partition(":")
-        number, _sep, template = rest.partition(":")
-        if kind != "new" or whole(number) is None or whole(template or "0") is None:
+    def new(self) -> New | None:
+        """The PNJ to make of a new line (None for any other line, or one garbled)."""
+        kind, *parts = self.slot.split(":")
+        if kind != "new" or len(parts) not in (2, 3, 5):
             return None
-        return whole(number) or 0, whole(template or "0") or 0
+        number, template = whole(parts[0]), whole(parts[1] or "0")
+        side = parts[2] if len(parts) > 2 else Character.Side.ENEMIGO
+        first, count = (whole(parts[3]), whole(parts[4])) if len(parts) == 5 else (0, 1)
+        if None in (number, template, first, count) or side not in Character.Side.values:
+            return None
+        return New(number or 0, template or 0, side, first or 0, count or 0)
 
 
 def _name(text: str | None) -> str:
@@ -99,25 +131,37 @@ def _rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
     ]
 
 
-def initiative_of(text: str) -> int | None:
-    """The initiative typed ("", "12", "-1"); ValueError when it is not a whole number."""
-    if not text:
-        return None
-    sign = -1 if text[:1] in ("-", "−") else 1
-    value = whole(text.lstrip("-−+"), digits=6)
-    if value is None:
-        raise ValueError(text)
-    return sign * value
+class Adding:
+    """The form's "Add to the order" as typed: shown again with every answer of the page
+    (a move, a refusal) and emptied once what it says has joined the order. `error` is
+    said next to `field`, the control it is about."""
+
+    def __init__(self, post: Mapping[str, str] | None = None) -> None:
+        post = post or {}
+        self.who = (post.get("new") or "npc")[:20]
+        self.name = _name(post.get("new_name"))[: turn_order.NAME_MAX * 2]
+        self.count = (post.get("new_count") or "1").strip()[:12]
+        self.init = (post.get("new_init") or "").strip()[:12]
+        self.side = post.get("new_side") or Character.Side.ENEMIGO
+        self.together = post.get("new_together") == "1"
+        self.error, self.field = "", ""
+
+    @property
+    def pk(self) -> int | None:
+        """The PJ or PNJ in play chosen to join, if one is."""
+        return whole(self.who[3:]) if self.who.startswith("pj:") else None
+
+    def clear(self) -> None:
+        """The form as a new page shows it."""
+        self.who, self.name, self.count, self.init = "npc", "", "1", ""
+        self.side, self.together = Character.Side.ENEMIGO, False
+
+    def refuse(self, field: str, error: str) -> str:
+        self.field, self.error = field, error
+        return error
 
 
-def _move(
-    rows: list[Row],
-    step: str,
-    request: AuthedHttpRequest,
-    in_play: dict,
-    now: turn_order.Fight | None,
-    campaign: Campaign,
-) -> str:
+def _move(rows: list[Row], step: str, adding: Adding, in_play: dict, campaign: Campaign) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
     if doing not in ("up", "down", "drop", "sort", "add"):
@@ -136,64 +180,80 @@ def _move(
         keyed, bad = [], False
         for row in rows:
             try:
-                keyed.append((row, initiative_of(row.init)))
-            except ValueError:
-                row.error, bad = _("A whole number, or blank."), True
+                keyed.append((row, turn_order.initiative_read(row.init)))
+            except ValidationError as err:
+                row.error, bad = " ".join(err.messages), True
         if bad:
-            return _("Type each initiative as a whole number, or leave it blank.")
+            return _("Some lines need a fix: see each one.")
         keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
         rows[:] = [row for row, _value in keyed]
     elif doing == "add":
-        return _add(rows, request, in_play, now, campaign)
+        return _add(rows, adding, in_play, campaign)
     return ""
 
 
-def _add(
-    rows: list[Row],
-    request: AuthedHttpRequest,
-    in_play: dict,
-    now: turn_order.Fight | None,
-    campaign: Campaign,
-) -> str:
+def _add(rows: list[Row], adding: Adding, in_play: dict, campaign: Campaign) -> str:
     """The form's "add" move: a PJ or PNJ in play joins the order's end, or new PNJ do
-    (named, ×N, or copies of the Plantilla of that name), made when the order is saved."""
-    chosen = request.POST.get("new", "")
-    init = (request.POST.get("new_init") or "").strip()[:12]
+    (named, ×N, or copies of the Plantilla of that name; with "one turn for all", as one
+    line), made when the order is saved. Refused, `adding` says why next to its field."""
     try:
-        initiative_of(init)
-    except ValueError:
-        return _("Type the initiative as a whole number, or leave it blank.")
+        init = turn_order.initiative_read(adding.init)
+    except ValidationError as err:
+        return adding.refuse("new_init", " ".join(err.messages))
     taken = {pk for row in rows for pk in row.members}
-    if chosen.startswith("pj:"):
-        pk = whole(chosen[3:])
+    if adding.who.startswith("pj:"):
+        pk = adding.pk
         if pk not in in_play or pk in taken:
-            return _("Choose a PJ or PNJ in play who is not in the order yet.")
-        rows.append(Row(chosen, "", init))
+            message = _("Choose a PJ or PNJ in play who is not in the order yet.")
+            return adding.refuse("new", message)
+        if len(rows) >= turn_order.SLOTS_MAX:
+            message = _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
+            return adding.refuse("new", message)
+        rows.append(Row(adding.who, "", adding.init))
     else:
-        name = _name(request.POST.get("new_name"))
-        count = whole(request.POST.get("new_count") or "1", digits=3)
-        if not name and not init:
+        count = whole(adding.count, digits=3)
+        if not adding.name and init is None:
             return ""  # nothing typed to add (Enter in another field): the page as it is
-        if not name:
-            return _("Name whoever joins the order (an enemy, an ally…).")
+        if not adding.name:
+            message = _("Name whoever joins the order (an enemy, an ally…).")
+            return adding.refuse("new_name", message)
         if count is None or not 1 <= count <= services.COPIES_MAX:
-            return _("How many: from 1 to %(n)s.") % {"n": services.COPIES_MAX}
+            message = _("How many: from 1 to %(n)s.") % {"n": services.COPIES_MAX}
+            return adding.refuse("new_count", message)
+        if adding.side not in Character.Side.values:
+            return adding.refuse("new_side", _("Choose enemy or ally."))
         room = turn_order.NAME_MAX - (3 if count > 1 else 0)
-        if len(name) > room:
-            return _("A name of at most %(n)s characters.") % {"n": room}
+        if len(adding.name) > room:
+            message = _("A name of at most %(n)s characters.") % {"n": room}
+            return adding.refuse("new_name", message)
         template = next(
-            (t for t in campaign.templates.all() if t.name.casefold() == name.casefold()), None
+            (t for t in campaign.templates.all() if t.name.casefold() == adding.name.casefold()),
+            None,
         )
-        number = max((row.new[0] for row in rows if row.new), default=0)
-        names = services.pnj_names(
-            campaign, template.name if template else name, count, also_taken=[r.name for r in rows]
-        )
-        for i, each in enumerate(names, start=1):
-            rows.append(Row(f"new:{number + i}:{template.pk if template else 0}", each, init))
-    if len(rows) > turn_order.SLOTS_MAX:
-        rows.pop()
-        return _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
+        name = template.name if template else adding.name
+        number = max((row.new.number + row.new.count - 1 for row in rows if row.new), default=0)
+        also_taken = [each for row in rows for each in _names_of(row)]
+        names = services.pnj_names(campaign, name, count, also_taken=also_taken)
+        tpk = template.pk if template else 0
+        if adding.together and count > 1:
+            first = int(names[0][len(name) + 1 :])  # numbered after the stem: "Bandido 4"
+            joining = [Row(New(number + 1, tpk, adding.side, first, count).slot, name, adding.init)]
+        else:
+            joining = [
+                Row(New(number + i, tpk, adding.side).slot, each, adding.init)
+                for i, each in enumerate(names, start=1)
+            ]
+        if len(rows) + len(joining) > turn_order.SLOTS_MAX:
+            message = _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
+            return adding.refuse("new_count", message)
+        rows += joining
+    adding.clear()  # it has joined: the form is empty again
     return ""
+
+
+def _names_of(row: Row) -> list[str]:
+    """The names a line of new PNJ will make (none for any other line)."""
+    return row.new.names(row.name) if row.new is not None else []
 
 
 def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
@@ -201,16 +261,9 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
     slots, ok = [], True
     for row in rows:
         try:
-            init = initiative_of(row.init)
-        except ValueError:
-            row.error, ok = _("A whole number, or blank."), False
-            continue
-        if init is not None and not turn_order.INIT_RANGE[0] <= init <= turn_order.INIT_RANGE[1]:
-            row.error, ok = (
-                _("From %(low)s to %(high)s.")
-                % {"low": turn_order.INIT_RANGE[0], "high": turn_order.INIT_RANGE[1]},
-                False,
-            )
+            init = turn_order.initiative_read(row.init)
+        except ValidationError as err:
+            row.error, ok = " ".join(err.messages), False
             continue
         members = row.members
         if members:
@@ -219,14 +272,18 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
                 continue
             slots.append(turn_order.Slot(pj=members[0], also=tuple(members[1:]), init=init))
         elif row.new is not None:
-            if not row.name or len(row.name) > turn_order.NAME_MAX:
+            names = row.new.names(row.name)
+            if not row.name or max(map(len, names)) > turn_order.NAME_MAX:
                 row.error, ok = (
                     _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX},
                     False,
                 )
                 continue
-            # A PNJ made when the order is saved (_record_order): its number for now.
-            slots.append(turn_order.Slot(npc=-(row.new[0]), name=row.name, init=init))
+            if not 1 <= row.new.count <= services.COPIES_MAX:
+                row.error, ok = _("That line is no longer in the order."), False
+                continue
+            # PNJ made when the order is saved (_made): the line's number for now.
+            slots.append(turn_order.Slot(npc=-(row.new.number), name=row.name, init=init))
         elif row.npc is not None:
             if not row.name:
                 row.error, ok = _("Give it a name."), False
@@ -254,6 +311,7 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     in_play = {c.pk: c for c in characters}
     now = selectors.fight_now(campaign=campaign)
     error, status = "", 200
+    adding = Adding(request.POST if request.method == "POST" else None)
     if request.method == "GET":
         rows = _rows_of(now, characters)
     elif request.POST.get("mode") == "start" and now is not None:
@@ -267,7 +325,7 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         rows = _rows_from(request)
         step = request.POST.get("step", "")
         if step:
-            error = _move(rows, step, request, in_play, now, campaign)
+            error = _move(rows, step, adding, in_play, campaign)
             status = 422 if error else 200
         else:
             slots = _slots(rows, in_play)
@@ -286,13 +344,19 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
                     return redirect("board", slug=campaign.slug)
     names = selectors.character_names(campaign=campaign)
     for row in rows:
-        row.label = ", ".join(names.get(pk, "?") for pk in row.members) if row.members else row.name
+        row.label = (
+            ", ".join(names.get(pk, "?") for pk in row.members)
+            if row.members
+            else ", ".join(_names_of(row)) or row.name
+        )
         pnj = row.pj is not None and row.pj in in_play and in_play[row.pj].is_pnj
         row.hint = (  # type: ignore[attr-defined]  # for the template
             _("group")
             if len(row.members) > 1
             else _("PNJ")
             if pnj
+            else _("new group, one turn")
+            if row.new and row.new.count > 1
             else _("new PNJ")
             if row.new
             else _("PJ")
@@ -308,6 +372,8 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         if now and now.current_slot
         else "",
         "error": error,
+        "adding": adding,
+        "sides": Character.Side.choices,
         "active": "board",
     }
     return render(request, TEMPLATE, context, status=status)
@@ -325,14 +391,18 @@ def _made(
         if row.new is None:
             out.append(slot)
             continue
-        made = services.pnj_create(
-            campaign=campaign,
-            name=row.name,
-            template=templates.get(row.new[1]),
-            actor=request.user,
-            idempotency_key=f"{key}:n{row.new[0]}" if key else "",
-        )[0]
-        out.append(turn_order.Slot(pj=made.pk, init=slot.init))
+        made = [
+            services.pnj_create(
+                campaign=campaign,
+                name=name,
+                side=row.new.side,
+                template=templates.get(row.new.template),
+                actor=request.user,
+                idempotency_key=f"{key}:n{row.new.number + i}" if key else "",
+            )[0].pk
+            for i, name in enumerate(row.new.names(row.name))
+        ]
+        out.append(turn_order.Slot(pj=made[0], also=tuple(made[1:]), init=slot.init))
     return out
 
 
@@ -400,13 +470,14 @@ def fight_pass(request: AuthedHttpRequest, slug: str) -> HttpResponse:
             idempotency_key=idempotency_key(request),
         )
     except ValidationError as err:
-        # The turn had moved on (another tab's tap): the fight as it is now comes with it.
+        # The turn had moved on (another tab's tap): the fight as it is now comes with it
+        # (its panel and the turn bar).
         now = ""
         if err.code == "stale":
             panels = present_board.panels(selectors.board_view(campaign=campaign, session=False))
-            now = render_to_string(
-                "campaign/board/_fight.html", {**panels, "campaign": campaign, "oob": True}, request
-            )
+            context = {**panels, "campaign": campaign, "oob": True}
+            now = render_to_string("campaign/board/_fight.html", context, request)
+            now += render_to_string("campaign/board/_turnbar.html", context, request)
         return party_refuse(
             request, campaign, " ".join(err.messages), 409, slot="fight-error", also=now
         )

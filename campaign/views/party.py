@@ -238,10 +238,15 @@ def _void(
     undo: bool = True,
     tap: bool = False,
 ):
-    """Void `event` (Deshacer: with the rest of the tap that recorded it, `tap`)."""
+    """Void `event` (Deshacer: with the rest of the tap that recorded it, `tap`; the PNJ
+    that tap made leave the board, archived)."""
     together = selectors.tap_of(event=event) if tap else [event]
     try:
-        services.events_void(events=together, actor=request.user, reason=reason)
+        if tap:
+            voided, archived = services.tap_undo(events=together, actor=request.user, reason=reason)
+        else:
+            services.events_void(events=together, actor=request.user, reason=reason)
+            voided, archived = together, []
     except services.EventVoidRefused as refused:
         return party_refuse(request, campaign, void_refused(refused), 409, slot=slot)
     except ValidationError as err:
@@ -252,13 +257,18 @@ def _void(
     names = selectors.character_names(campaign=campaign)
     in_play = selectors.in_play_ids(campaign=campaign)
     toasts = []
-    for done in sorted(together, key=lambda e: e.seq):
+    for done in sorted(voided, key=lambda e: e.seq):
         text = words % {
             "seq": done.seq,
             "who": party_who(done, names, in_play),
             "what": event_label(done.event),
         }
         toasts.append({"title": text, "lines": [], "text": text})
-    # One event: its card answers; a tap of several: the whole board does.
-    only = event.character if len(together) == 1 else None
+    if archived:
+        text = _("Undone: %(names)s leave the board (archived, kept in the history)") % {
+            "names": ", ".join(c.name for c in archived)
+        }
+        toasts.append({"title": text, "lines": [], "text": text})
+    # One event: its card answers; a tap of several, or PNJ gone: the whole board does.
+    only = event.character if len(together) == 1 and not archived else None
     return party_done(request, campaign, toasts, character=only)

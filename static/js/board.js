@@ -157,7 +157,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     "data-roll", "data-close-ask", "data-dismiss", "name", "value"];
   function describe(el) {
     if (!el || !el.closest || el === document.body || !board.contains(el)) return null;
-    const scope = el.closest("article.pj-card, #clockbar, #cards, #board");
+    const scope = el.closest("article.pj-card, #clockbar, #turnbar, #cards, #board");
     let selector = el.tagName.toLowerCase();
     if (el.tagName === "SUMMARY" && el.parentElement.classList.length) {
       selector = `details.${CSS.escape(el.parentElement.classList[0])} > summary`;

@@ -86,10 +86,13 @@ def test_notes_show_when_their_turn_or_round_comes_and_go_once_spent(browser, sk
     expect(end).to_contain_text("al terminar:")
     expect(end).to_contain_text("el veneno actúa")
     expect(other_tab.locator("#fight .reminders-end")).to_contain_text("el veneno actúa")
+    # Found playing it: the count dropped here, before the note was due (at the pass).
+    expect(page.locator("#reminder-pin > summary")).to_have_text("Recordatorios (2)…")
     screenshot(page, f"reminders-end-of-kenji-{width}")
 
     pass_turn(page, "Turno de Oni")
     expect(end).to_have_count(0)
+    expect(page.locator("#reminder-pin > summary")).to_have_text("Recordatorios (1)…")
     pass_turn(page, "ronda 2 · Turno de Aiko")
     expect(now).to_contain_text("en la ronda 2:")
     expect(now).to_contain_text("refuerzos")

@@ -1252,8 +1252,8 @@ def test_an_abatimiento_under_an_active_emocion_grave_has_its_own_text(dj_client
 def test_each_card_shows_its_own_emotion_cause_in_the_pages_language(
     dj_client, campaign, aiko, kenji, settings
 ):
-    # An active E.Alt's text is rendered once and kept (templates/campaign/card/_ealt.html):
-    # the same Emoción grave with another cause, or in another language, is its own text.
+    # An active E.Alt's text (card_parts.ealt_text, its rule links kept once made): the same
+    # Emoción grave with another cause, or in another language, is its own text.
     for pj, cause in ((aiko, "el oni"), (kenji, "la tormenta")):
         act(
             dj_client,

@@ -2,6 +2,8 @@
 the area blow on the PNJ marked; Fuera de combate; the end of a fight archiving its enemies
 or keeping them."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -132,3 +134,116 @@ def test_the_whole_card_of_a_pnj_is_asked_for_when_it_opens(dj_client, campaign,
 def test_a_pj_has_no_whole_card_to_ask_for(dj_client, campaign, aiko):
     answer = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "whole"]), headers=HX)
     assert answer.status_code == 400
+
+
+# -- Deshacer of an add: the PNJ it made leave the board ------------------------------------
+# Found playing it: Deshacer after "Añadir al combate" took back the joining only, and the
+# PNJ stayed on the board; after a plain "Añadir" it took back the tap before (or, with a
+# clock, voided the last PNJ's joining the campaign).
+
+
+def undo(client, campaign):
+    latest = selectors.latest_event(campaign=campaign)
+    return client.post(url("undo"), {"seq": str(latest.seq)}, headers=HX)
+
+
+def test_deshacer_takes_back_pnj_added_into_the_fight(dj_client, campaign, aiko):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk, init=10)])
+    services.fight_pass(campaign=campaign)  # round 2: the order as Deshacer must leave it
+    order = selectors.fight_now(campaign=campaign).order
+    form = {"name": "Oni", "count": "2", "init": "12", "together": "1", "fight": "1"}
+    dj_client.post(url("pnj_add"), {**form, "key": "add"}, headers=HX)
+    made = selectors.board_pnj(campaign=campaign)
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert re.search(r'title="#\d+ PNJ añadidos: Oni 1, Oni 2"', board)
+
+    answer = undo(dj_client, campaign)
+
+    html = answer.content.decode()
+    assert answer.status_code == 200
+    assert "Deshecho: Oni 1, Oni 2 salen de la mesa (archivados, quedan en el historial)" in html
+    assert not selectors.board_pnj(campaign=campaign)
+    assert selectors.fight_now(campaign=campaign).order == order
+    for oni in made:
+        oni.refresh_from_db()
+        assert oni.is_archived  # on record, with their making in their log
+        log = selectors.character_log(character=oni)
+        assert {e.event["kind"] for e in log if not e.is_void} <= {"start", "attributes"}
+        assert any(e.event["kind"] == "attributes" and not e.is_void for e in log)
+    assert f'id="pj-{made[0].pk}"' not in html
+
+
+@pytest.mark.parametrize("clock", [False, True])
+def test_deshacer_takes_back_a_plain_add_and_then_the_tap_before(dj_client, campaign, aiko, clock):
+    if clock:  # with time passed, each PNJ made also records its joining the campaign
+        services.party_event(campaign=campaign, event={"kind": "time", "minutes": 10})
+    blow = {"kind": "suffer", "type": "heridas", "grade": "leve"}
+    services.event_record(campaign=campaign, character=aiko, event=blow, idempotency_key="b")
+    dj_client.post(url("pnj_add"), {"name": "Bandido", "count": "3", "key": "k1"}, headers=HX)
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert re.search(r'title="#\d+ PNJ añadidos: Bandido 1, Bandido 2, Bandido 3"', board)
+
+    undone = undo(dj_client, campaign)
+
+    assert "Deshecho: Bandido 1, Bandido 2, Bandido 3 salen de la mesa" in undone.content.decode()
+    assert not selectors.board_pnj(campaign=campaign)
+    # The next Deshacer is the blow on Aiko, the tap before the add.
+    latest = selectors.latest_event(campaign=campaign)
+    assert latest.character == aiko and latest.event["kind"] == "suffer"
+    undo(dj_client, campaign)
+    assert selectors.character_state(character=aiko)["marks"]["heridas"] == []
+
+
+def test_a_pnj_an_undone_add_made_comes_back_as_it_was_made(dj_client, campaign, aiko):
+    services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    dj_client.post(url("pnj_add"), {"name": "Bandido", "key": "k1"}, headers=HX)
+    answer = undo(dj_client, campaign)
+    bandido = campaign.characters.get(name="Bandido")
+    assert answer.get("HX-Retarget") is None  # the board answers whole: its card is gone
+    assert f'id="pj-{bandido.pk}"' not in answer.content.decode()
+
+    services.character_restore(character=bandido)
+
+    made = [(e.event["scores"], e.is_void) for e in selectors.character_log(character=bandido)]
+    assert made == [({"VOL": 2}, False)]
+    # In play again, its add is the one Deshacer would take back again.
+    assert selectors.latest_event(campaign=campaign).character == bandido
+
+
+def test_deshacer_of_an_order_saved_with_new_pnj_archives_them(dj_client, campaign, aiko):
+    form = {"slot": [f"pj:{aiko.pk}", "new:1:0:enemigo:1:2"], "name": ["", "Lobo"]}
+    form |= {"init": ["", "5"], "mode": "start", "key": "save"}
+    assert dj_client.post(reverse("fight_setup", args=["kiso"]), form).status_code == 302
+    assert len(selectors.fight_now(campaign=campaign).order[1].members) == 2
+
+    undo(dj_client, campaign)
+
+    assert selectors.fight_now(campaign=campaign) is None
+    assert not selectors.board_pnj(campaign=campaign)
+    lobos = campaign.characters.filter(name__in=["Lobo 1", "Lobo 2"], archived_at__isnull=False)
+    assert lobos.count() == 2
+
+
+def test_voiding_the_join_from_recent_events_leaves_the_pnj(dj_client, campaign, aiko):
+    """Anular (one event, with a reason) is not Deshacer: the PNJ stay, out of the order."""
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+    dj_client.post(url("pnj_add"), {"name": "Oni", "fight": "1", "key": "k1"}, headers=HX)
+    join = selectors.latest_event(campaign=campaign)
+    form = {"seq": str(join.seq), "reason": "error"}
+    assert dj_client.post(url("void"), form, headers=HX).status_code == 200
+    assert [c.name for c in selectors.board_pnj(campaign=campaign)] == ["Oni"]
+    assert len(selectors.fight_now(campaign=campaign).order) == 1
+
+
+def test_after_a_big_add_is_undone_deshacer_still_reaches_the_tap_before(dj_client, campaign, aiko):
+    """Twenty PNJ made and taken back fill the recent events with their making: the undo
+    button looks further back, to the blow before them."""
+    blow = {"kind": "suffer", "type": "heridas", "grade": "leve"}
+    before = services.event_record(campaign=campaign, character=aiko, event=blow)
+    dj_client.post(url("pnj_add"), {"name": "Rata", "count": "20", "key": "k1"}, headers=HX)
+    undo(dj_client, campaign)
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert f'name="seq" value="{before.seq}"' in board
+    assert re.search(rf'title="#{before.seq} Aiko: [^"]*Heridas', board)

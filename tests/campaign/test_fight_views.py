@@ -71,11 +71,14 @@ def test_moves_come_back_as_the_page_and_write_nothing(dj_client, campaign, aiko
     assert not StateEvent.objects.filter(event__kind="fight").exists()
 
 
+INIT_ERROR = "La iniciativa: un número entero de -99 a 999, o en blanco."
+
+
 @pytest.mark.parametrize(
     ("form", "error"),
     [
-        ({"init": ["doce", ""]}, "Un número entero, o en blanco."),
-        ({"init": ["1000", ""]}, "De -99 a 999."),
+        ({"init": ["doce", ""]}, INIT_ERROR),
+        ({"init": ["1000", ""]}, INIT_ERROR),
     ],
 )
 def test_a_bad_initiative_is_refused_by_its_line(dj_client, campaign, aiko, kenji, form, error):
@@ -134,6 +137,13 @@ def test_passing_the_turn_from_the_board_and_a_stale_tap(dj_client, campaign, ai
         r'<div class="fight" id="fight" hx-swap-oob="true">.*', stale.content.decode(), re.S
     )
     assert fresh and "Turno de Oni" in fresh.group(0)
+    # And the turn bar of a phone's width, with it.
+    bar = re.search(
+        r'<div class="turnbar" id="turnbar" hx-swap-oob="true">(.*?)</div>\s*$',
+        stale.content.decode(),
+        re.S,
+    )
+    assert bar and "Turno de Oni" in bar.group(1) and 'value="1:1"' in bar.group(1)
 
 
 def test_ending_the_fight_and_the_board_offers_a_new_one(dj_client, campaign, aiko):
@@ -177,14 +187,16 @@ def test_a_bad_initiative_is_refused_when_added_and_marked_when_sorting(dj_clien
     )
     sorted_ = dj_client.post(setup_url(), {**rows((f"pj:{aiko.pk}", "", "abc")), "step": "sort"})
 
-    assert (
-        added.status_code == 422
-        and "Escribe la iniciativa como un número" in added.content.decode()
-    )
-    assert 'value="Oni"' not in added.content.decode()
+    page = added.content.decode()
+    assert added.status_code == 422
+    assert f'id="fight-add-error" role="alert">{INIT_ERROR}<' in page
+    # Nothing joined the order, and the form keeps what was typed.
+    assert 'name="slot" value="new:' not in page
+    assert re.search(r'name="new_name" id="fight-add-name" value="Oni"', page)
+    assert re.search(r'name="new_init" id="fight-add-init" value="1e3"', page)
     html = sorted_.content.decode()
     assert sorted_.status_code == 422
-    assert re.search(r'id="fight-row-0-error" role="alert">Un número entero, o en blanco.<', html)
+    assert re.search(rf'id="fight-row-0-error" role="alert">{INIT_ERROR}<', html)
 
 
 def test_no_next_round_button_during_a_fight(dj_client, campaign, aiko):
@@ -337,7 +349,7 @@ def test_a_name_typed_becomes_a_pnj_when_the_order_is_saved(dj_client, campaign,
     html = dj_client.post(
         setup_url(), {**form, "turn": "1:0", "step": "add", "new": "npc", "new_name": "Lobo"}
     ).content.decode()
-    assert 'name="slot" value="new:1:0"' in html and 'value="Lobo"' in html
+    assert 'name="slot" value="new:1:0:enemigo"' in html and 'value="Lobo"' in html
     assert not campaign.characters.filter(name="Lobo").exists()  # a move writes nothing
 
     saved = dj_client.post(
@@ -382,6 +394,92 @@ def test_copies_of_a_template_join_the_order_numbered(dj_client, campaign, aiko)
     made = list(campaign.characters.filter(template=template).order_by("name"))
     assert [c.name for c in made] == ["Bandido 1", "Bandido 2", "Bandido 3"]
     assert [s.pj for s in selectors.fight_now(campaign=campaign).order[1:]] == [c.pk for c in made]
+
+
+def test_one_turn_for_all_adds_copies_as_one_line_that_shares_a_turn(dj_client, campaign, aiko):
+    """Found playing it: ×N on the order page made a line each; the board could group them."""
+    template = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    services.pnj_create(campaign=campaign, template=template)  # Bandido, already in play
+    add = {"step": "add", "new": "npc", "new_name": "bandido", "new_count": "3"}
+    form = rows((f"pj:{aiko.pk}", "", "12"))
+
+    html = dj_client.post(
+        setup_url(), {**form, **add, "new_init": "9", "new_together": "1"}
+    ).content.decode()
+
+    slot = f"new:1:{template.pk}:enemigo:2:3"
+    assert re.findall(r'name="slot" value="([^"]+)"', html) == [f"pj:{aiko.pk}", slot]
+    assert "Bandido 2, Bandido 3, Bandido 4" in html and "grupo nuevo, un turno" in html
+    assert not campaign.characters.filter(name="Bandido 2").exists()  # a move writes nothing
+
+    started = dj_client.post(
+        setup_url(), {**rows((f"pj:{aiko.pk}", "", "12"), (slot, "Bandido", "9")), "mode": "start"}
+    )
+
+    assert started.status_code == 302
+    group = selectors.fight_now(campaign=campaign).order[1]
+    made = [campaign.characters.get(pk=pk) for pk in group.members]
+    assert [c.name for c in made] == ["Bandido 2", "Bandido 3", "Bandido 4"]
+    assert group.init == 9 and all(c.template == template for c in made)
+
+
+def test_a_new_pnj_of_the_order_page_may_be_an_ally(dj_client, campaign, aiko):
+    add = {"step": "add", "new": "npc", "new_name": "Guía", "new_side": "aliado"}
+    html = dj_client.post(setup_url(), {**rows((f"pj:{aiko.pk}", "", "")), **add}).content.decode()
+    assert 'name="slot" value="new:1:0:aliado"' in html
+
+    form = rows((f"pj:{aiko.pk}", "", ""), ("new:1:0:aliado", "Guía", ""))
+    assert dj_client.post(setup_url(), {**form, "mode": "start"}).status_code == 302
+    assert campaign.characters.get(name="Guía").side == "aliado"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("new_name", "", "Pon nombre a quien entra en el orden (un enemigo, un aliado…)."),
+        ("new_count", "50", "Cuántos: de 1 a 20."),
+        ("new_init", "abc", INIT_ERROR),
+        ("new_side", "neutral", "Elige enemigo o aliado."),
+    ],
+)
+def test_a_refused_add_keeps_what_was_typed_and_says_why_by_its_field(
+    dj_client, campaign, aiko, field, value, error
+):
+    typed = {"new_name": "Oni", "new_count": "2", "new_init": "7", "new_side": "aliado"}
+    typed["new_together"] = "1"
+    typed[field] = value
+    data = {**rows((f"pj:{aiko.pk}", "", "")), "step": "add", "new": "npc", **typed}
+
+    answer = dj_client.post(setup_url(), data)
+
+    html = answer.content.decode()
+    assert answer.status_code == 422
+    assert re.findall(r'name="slot" value="([^"]+)"', html) == [f"pj:{aiko.pk}"]
+    # The error under its own field, which says so to assistive technology.
+    ids = {"new_name": "name", "new_count": "count", "new_init": "init", "new_side": "side"}
+    assert re.search(
+        rf'id="fight-add-{ids[field]}"[^>]*aria-invalid="true" aria-describedby="fight-add-error"',
+        html,
+    )
+    assert f'<p class="control-error" id="fight-add-error" role="alert">{error}</p>' in html
+    # Everything else typed is there still.
+    for name, kept in typed.items():
+        if name in (field, "new_side", "new_together"):
+            continue
+        assert re.search(rf'name="{name}" id="[^"]+"[^>]* value="{kept}"', html), name
+    if field != "new_side":
+        assert '<option value="aliado" selected>' in html
+    assert re.search(r'name="new_together" value="1" checked', html)
+
+
+def test_the_add_form_is_empty_again_once_its_pnj_joined(dj_client, campaign, aiko):
+    data = {**rows((f"pj:{aiko.pk}", "", "")), "step": "add", "new": "npc"}
+    html = dj_client.post(
+        setup_url(), {**data, "new_name": "Oni", "new_init": "7", "new_count": "2"}
+    ).content.decode()
+    assert 'value="Oni 1"' in html and 'value="Oni 2"' in html
+    assert re.search(r'name="new_name" id="fight-add-name" value=""', html)
+    assert re.search(r'name="new_count" id="fight-add-count" min="1" max="20" value="1"', html)
 
 
 def test_a_group_keeps_its_one_slot_through_the_page(dj_client, campaign, aiko):

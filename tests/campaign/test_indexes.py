@@ -56,9 +56,9 @@ def test_upgrading_copies_each_snapshot_s_seq_from_its_event(transactional_db):
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's EXPLAIN QUERY PLAN")
 def test_a_repeated_tap_and_its_siblings_are_found_by_the_key_index(db):
-    from campaign import selectors
+    from campaign import tap_reads
 
-    keyed = selectors._keyed(1)
+    keyed = tap_reads._keyed(1)
     by_key = keyed.filter(idempotency_key="1:abc").order_by()
     siblings = keyed.filter(idempotency_key__gte="1:abc:", idempotency_key__lt="1:abc;")
 

@@ -66,7 +66,8 @@ def test_a_note_due_shows_in_the_fight_panel(dj_client, campaign, fight, aiko, d
     assert "en la ronda 1:" in now and "refuerzos" in now
     end = html.split('class="reminders-end"', 1)[1].split("</div>", 1)[0]
     assert "al terminar:" in end and "Aiko sangra" in end and "cada vez" in end
-    assert "Recordatorios…" in html  # nothing else still to come
+    # Still to come: Aiko's end note, due when her turn passes (the round's is due now).
+    assert "Recordatorios (1)…" in html
 
 
 def test_the_pin_form_offers_the_fights_combatants_or_everyone_in_play(
@@ -194,5 +195,5 @@ def test_the_notes_and_their_form_speak_spanish(dj_client, campaign, fight, aiko
 
     html = board(dj_client)
 
-    assert "Recordatorios (1)…" in html and "Fijar la nota" in html
+    assert "Recordatorios (2)…" in html and "Fijar la nota" in html  # her end note, and his start
     assert slips(html) == []

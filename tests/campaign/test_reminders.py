@@ -72,6 +72,21 @@ def test_start_and_end_notes_are_due_in_their_characters_turn(campaign, fight, a
     assert texts(now.start) == ["Kenji reza"] and texts(now.end) == ["el veneno actúa"]
 
 
+def test_an_end_note_is_still_to_come_until_its_turn_passes(campaign, fight, aiko, kenji, dj):
+    """Found playing it: "Recordatorios (n)" dropped when Kenji's turn began, while his end
+    note was due only at its pass."""
+    pin(campaign, "refuerzos", "round", round=3)
+    pin(campaign, "el veneno actúa", "end", character=kenji)
+    pass_turn(campaign, dj, "p1")
+    pass_turn(campaign, dj, "p2")  # Kenji's turn
+
+    now = due(campaign)
+    assert texts(now.end) == ["el veneno actúa"]  # beside the pass button
+    assert texts(now.to_come) == ["refuerzos", "el veneno actúa"]  # and still to come
+    pass_turn(campaign, dj, "p3")
+    assert texts(due(campaign).to_come) == ["refuerzos"]
+
+
 def test_a_group_slot_shows_the_notes_of_each_of_its_members(campaign, fight, bandidos, dj):
     pin(campaign, "huye si cae el otro", "end", character=bandidos[1])
     pin(campaign, "grita", "start", character=bandidos[0])
