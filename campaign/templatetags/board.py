@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from campaign.present import lang
 from campaign.present.figures import signed as signed_text
 from campaign.templatetags.card_parts import _esc, ealt_text, sign_class
+from campaign.templatetags.rules_reference import rule_url
 from rules.texts import special_label
 
 register = template.Library()
@@ -259,6 +260,69 @@ def chip_rows(context, card) -> str:
                 f'<ul class="chips">{items}</ul></div>'
             )
     return mark_safe("".join(rows))
+
+
+@register.simple_tag(takes_context=True)
+def check_list(context, card) -> str:
+    """A board card's pending checks, each with its one-tap roll, its outcome told by hand
+    and (optional ones) its dismissal; "Roll them all" first when more than one waits and
+    the first has a score. Written here for the reason box_row is."""
+    if not card.pending:
+        return ""
+    act_url, target = _esc(context["act_url"]), f"#pj-{int(context['pk'])}"
+    head = (
+        f'<form method="post" action="{act_url}" hx-post="{act_url}" hx-target="{target}" '
+        'hx-swap="outerHTML"'
+    )
+    fields = _csrf(context) if not context.get("common") else ""
+    keyed = not context.get("common")
+    shown = ""
+    if card.pending_total > 1 and card.pending[0].score is not None:
+        roll_all = _("Roll them all (%(n)s)") % {"n": card.pending_total}
+        shown += (
+            f'{head} class="checks-all">{fields}{_key() if keyed else ""}'
+            '<button type="submit" name="action" value="roll_all" class="button-secondary">'
+            f'{_esc(roll_all)}</button> <span class="hint">'
+            f"{_esc(_('in order; it stops at a roll that changes the PJ'))}</span></form>"
+        )
+    words = {
+        "roll": _esc(_("Roll")),
+        "success": _esc(_("Success")),
+        "failure": _esc(_("Failure")),
+        "dismiss": _esc(_("Dismiss")),
+        "optional": _esc(_("optional")),
+    }
+    for n, p in enumerate(card.pending):
+        count = ""
+        if p.count > 1:
+            waiting = _esc(_("%(n)s waiting") % {"n": p.count})
+            count = (
+                f' <span class="badge"><span aria-hidden="true">×{p.count}</span>'
+                f'<span class="visually-hidden">{waiting}</span></span>'
+            )
+        score = f"({_esc(p.attribute)} {_esc(p.score)})" if p.score is not None else ""
+        optional = f" · {words['optional']}" if p.optional else ""
+        dismiss = (
+            '<button type="submit" name="action" value="dismiss" class="button-small">'
+            f"{words['dismiss']}</button>"
+            if p.optional
+            else ""
+        )
+        shown += (
+            f'<div class="check"><p class="check-label"><strong>{_esc(p.label)}</strong>{count} '
+            f'<a class="rule" href="{_esc(rule_url(p.rule))}">{_esc(p.rule)}</a> '
+            f'<span class="hint">{score}{optional}</span></p>'
+            f'{head} class="check-actions">{fields}{_key() if keyed else ""}'
+            f'<input type="hidden" name="check" value="{_esc(p.check)}">'
+            '<button type="submit" name="action" value="roll" class="button-primary"'
+            f"{' data-roll' if n == 0 else ''}>{words['roll']}</button> "
+            '<button type="submit" name="action" value="success" class="button-small">'
+            f"{words['success']}</button> "
+            '<button type="submit" name="action" value="failure" class="button-small">'
+            f"{words['failure']}</button> {dismiss}</form></div>"
+        )
+    label = _esc(_("Pending checks"))
+    return mark_safe(f'<section class="checks" aria-label="{label}">{shown}</section>')
 
 
 def _attribute(key: str) -> str:
