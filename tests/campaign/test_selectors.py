@@ -121,8 +121,8 @@ def test_the_pj_log_has_its_own_and_later_campaign_wide_events(campaign, aiko):
 
 
 def test_the_newest_campaign_wide_events_are_read_in_batches_past_the_first(campaign):
+    from campaign.fight_reads import _newest_first
     from campaign.models import StateEvent
-    from campaign.selectors import _newest_first
 
     StateEvent.objects.bulk_create(
         StateEvent(campaign=campaign, seq=n, event={"kind": "time", "rounds": 1}, effects={})
