@@ -250,8 +250,11 @@ def test_the_whole_card_opens_filled_and_stays_so_through_a_live_change(browser,
     screenshot(page, f"pnj-whole-open-{width}")
 
 
-def test_the_whole_card_without_javascript(browser, ambush):
-    context = browser.new_context(java_script_enabled=False, locale="es-ES")
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_whole_card_without_javascript(browser, ambush, width):
+    context = browser.new_context(
+        java_script_enabled=False, locale="es-ES", viewport={"width": width, "height": 900}
+    )
     log_in(context, ambush["base"], ambush["dj"])
     page = context.new_page()
     page.goto(f"{ambush['base']}/c/kiso/")
@@ -260,6 +263,7 @@ def test_the_whole_card_without_javascript(browser, ambush):
     jefe.get_by_role("link", name="Abrir la tarjeta entera").click()
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Jefe Zzsecreto")
+    screenshot(page, f"pnj-whole-page-{width}")
     page.get_by_role("button", name="Revelar a los jugadores").click()
     expect(page).to_have_url(f"{ambush['base']}/c/kiso/")
     ambush["jefe"].refresh_from_db()
