@@ -1,6 +1,9 @@
 """Benchmark of the DJ's board: reading it and acting on it, measured as server time.
 
-Targets (the DJ's table issue, and #17 for the heavy board), on this 2-core machine:
+Targets (the DJ's table issue, #17 for the heavy board, #26 for the PNJ), on this 2-core
+machine, each board read cold: every card rendered, no fragment cache left from the read
+before (the figure a DJ gets after a party event touched every card; the warm figure is
+printed beside it):
 - the board of 8 PJ in a campaign whose log holds 50,000 events: at most 12 SQL queries,
   median server time <= 30 ms;
 - the board of 8 PJ in the heaviest state a table reaches (every type active, E.Esp of
@@ -8,7 +11,8 @@ Targets (the DJ's table issue, and #17 for the heavy board), on this 2-core mach
   fight on): median server time <= 30 ms;
 - the board of 8 PJ and 12 PNJ in a heavy fight (6 copies of a Plantilla in one turn, 3 of
   another, 3 PNJ of their own, some with Heridas, Shock, Fatiga and checks pending, all of
-  them in the fight's order): at most 12 SQL queries, median server time <= 30 ms;
+  them in the fight's order): at most 12 SQL queries, median server time <= 30 ms; each
+  PNJ's "Tarjeta entera" closed, as the board opens;
 - applying an event, request to rendered card: median <= 50 ms;
 - a party Descanso for 8 PJ: median <= 150 ms.
 
@@ -40,6 +44,7 @@ django.setup()
 
 from _log import folded_events  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -282,8 +287,12 @@ def build_pnj_fight() -> tuple[Campaign, list, list, object]:
     return campaign, party, pnj, dj
 
 
-def board_read(client: Client, campaign: Campaign) -> tuple[float, int, int]:
-    """The board's median server time (ms), its SQL queries and its size in bytes."""
+def board_read(client: Client, campaign: Campaign) -> tuple[float, float, int, int]:
+    """The board's median server time (ms) cold and warm, its SQL queries and its size in
+    bytes. Cold, the judged figure: the fragment caches emptied before each read, so every
+    card is rendered (the board a DJ gets after a party event touched every card); warm:
+    the same board read again at once, its E.Alt texts from the cache. The two alternate,
+    so both meet the machine alike."""
     url = f"/c/{campaign.slug}/"
     client.get(url)  # warm the template and translation caches
     # The query log is a bounded deque: once full, a capture would count nothing.
@@ -292,12 +301,16 @@ def board_read(client: Client, campaign: Campaign) -> tuple[float, int, int]:
         response = client.get(url)
     assert response.status_code == 200, response.status_code
     count = len(queries)  # now: the query log is a bounded deque, and the runs refill it
-    samples = []
+    cold, warm = [], []
     for _ in range(RUNS):
+        cache.clear()
         t0 = time.perf_counter()
         client.get(url)
-        samples.append(time.perf_counter() - t0)
-    return median_ms(samples), count, len(response.content)
+        t1 = time.perf_counter()
+        client.get(url)
+        cold.append(t1 - t0)
+        warm.append(time.perf_counter() - t1)
+    return median_ms(cold), median_ms(warm), count, len(response.content)
 
 
 def median_ms(samples: list[float]) -> float:
@@ -315,7 +328,7 @@ def main() -> int:
     )
     client = Client()
     client.force_login(dj)
-    board_ms, board_queries, _size = board_read(client, campaign)
+    board_ms, board_warm, board_queries, _size = board_read(client, campaign)
 
     hx = {"HX-Request": "true"}
     samples = []
@@ -343,7 +356,8 @@ def main() -> int:
 
     print(
         f"board of {PARTY} PJ, {campaign.last_seq} events: {board_queries} queries "
-        f"(target <= {BOARD_QUERIES}), median {board_ms:.1f} ms (target <= {BOARD_MS:.0f})"
+        f"(target <= {BOARD_QUERIES}), median {board_ms:.1f} ms cold (target <= "
+        f"{BOARD_MS:.0f}), {board_warm:.1f} ms warm"
     )
     print(f"apply one event, request to card: median {apply_ms:.1f} ms (target <= {APPLY_MS:.0f})")
     print(
@@ -353,23 +367,24 @@ def main() -> int:
 
     heavy, _party, heavy_dj = build_heavy()
     client.force_login(heavy_dj)
-    heavy_ms, heavy_queries, size = board_read(client, heavy)
+    heavy_ms, heavy_warm, heavy_queries, size = board_read(client, heavy)
     print(
         f"heavy board of {PARTY} PJ (every type active, E.Esp, Afección sources, checks, "
         f"a fight): {heavy_queries} queries, {size / 1024:.0f} KiB, "
-        f"median {heavy_ms:.1f} ms (target <= {BOARD_MS:.0f})"
+        f"median {heavy_ms:.1f} ms cold (target <= {BOARD_MS:.0f}), {heavy_warm:.1f} ms warm"
     )
 
     fight, _party, _pnj, fight_dj = build_pnj_fight()
     client.force_login(fight_dj)
-    pnj_ms, pnj_queries, size = board_read(client, fight)
+    pnj_ms, pnj_warm, pnj_queries, size = board_read(client, fight)
     print(
         f"board of {PARTY} PJ + {PNJ_COUNT} PNJ (a heavy fight, all in its order): "
         f"{pnj_queries} queries (target <= {BOARD_QUERIES}), {size / 1024:.0f} KiB, "
-        f"median {pnj_ms:.1f} ms (target <= {BOARD_MS:.0f})"
+        f"median {pnj_ms:.1f} ms cold (target <= {BOARD_MS:.0f}), {pnj_warm:.1f} ms warm"
     )
     ok = (
         board_queries <= BOARD_QUERIES
+        and heavy_queries <= BOARD_QUERIES
         and pnj_queries <= BOARD_QUERIES
         and pnj_ms <= BOARD_MS
         and board_ms <= BOARD_MS

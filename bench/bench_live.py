@@ -8,8 +8,14 @@ issue):
 
 - a party event (time passes for every PJ) with 20 sheets open: p95 <= 50 ms;
 - the same with 100 sheets: p95 <= 150 ms;
-- a change to one PJ with 100 sheets open: p95 <= 30 ms for that PJ's sheets
-  (these three are judged on SQLite, the default database, and reported on PostgreSQL,
+- a change to one PJ with 100 sheets open: p95 <= 30 ms for that PJ's sheets;
+- the same table in a fight with PNJ (issue #26's ambush: its 8 PJ, three Bandidos of a
+  Plantilla sharing one turn, unrevealed, and their Jefe, revealed with his state in
+  words), 100 sheets open: a change to one PJ, p95 <= 30 ms for its sheets, as without
+  PNJ; a change to the Jefe, which every sheet hears as the fight's PNJ ("foes"), p95 <=
+  150 ms (as a party event); the turn passing (every card and the foes), p95 <= 150 ms.
+  No sheet may hear what players may not see: a PNJ's id, or the Bandidos' name;
+  (these six are judged on SQLite, the default database, and reported on PostgreSQL,
   where a write takes longer: there only a lost change fails);
 - the soak (issue #17, "Load"), on PostgreSQL with two uvicorn workers: 5 tables, each its
   own DJ writing 2 events/s for 60 s (10 events/s in all), while 200 player streams
@@ -19,14 +25,15 @@ issue):
   other PJ's or campaign's); p95 and max delivery reported, and each worker's memory
   (target <= 200 MB).
 
-The first three: one table of 8 PJ, each with its own player; the sheets are spread over
-the players (several devices each). The soak's 5 DJs are 5 tables (campaigns) on one
-server, each its DJ and 8 PJ with their players: Membership would let a campaign have
-several DJs, but a table is one DJ board (two at most) and a phone per player, so five
-DJs writing at once are five tables. Its 200 player streams are spread over the 40 PJ
+The tap lines: one table of 8 PJ, each with its own player, and the fight table beside
+it (the same, with its PNJ); the sheets are spread over the players (several devices
+each). The soak's 5 DJs are 5 tables (campaigns) on one server, each its DJ and 8 PJ with
+their players: Membership would let a campaign have several DJs, but a table is one DJ
+board (two at most) and a phone per player, so five DJs writing at once are five
+tables. Its 200 player streams are spread over the 40 PJ
 (5 devices each, each device its own session), and each DJ's board follows its table too
 (checked like the sheets: every change of its campaign, with the card). SQLite runs the
-first three; PostgreSQL (a throwaway cluster, when initdb and pg_ctl exist) all four.
+tap lines; PostgreSQL (a throwaway cluster, when initdb and pg_ctl exist) those and the soak.
 Loopback only; a fixed number of sockets (the streams, one write per DJ at a time); every
 wait has a deadline; the servers and the cluster are stopped on exit. Knobs: TAPS (20),
 SECONDS (60) and TABLES (5) for the soak; `--only taps` or `--only soak` runs one part.
@@ -98,25 +105,41 @@ def p95(values: list[float]) -> float:
 
 
 def setup_data() -> dict:
-    """Migrate, and make a DJ, a campaign of PJ players and their PJ; sessions for all."""
+    """Migrate, and make the two tables: `plain` (campaign "bench"), a DJ and PJ players with
+    their PJ, no fight; `fight` (campaign "fight"), the same and PNJ with them in a fight
+    (FIGHT_PNJ). Sessions for every user."""
     import django
 
     django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return {"plain": table_data("bench"), "fight": table_data("fight", pnj=True)}
+
+
+# The fight table's PNJ, the issue's ambush: three Bandidos of a Plantilla sharing one turn,
+# unrevealed ("un enemigo": their names must never reach a sheet), and their Jefe, revealed
+# with his state in words.
+SECRET = "Bandido"
+
+
+def table_data(slug: str, *, pnj: bool = False) -> dict:
+    """One table: a DJ, PJ players and their PJ; with `pnj`, the Bandidos and the Jefe in a
+    fight with every PJ (the PJ first, then the Bandidos, then the Jefe)."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.test import Client
 
     from campaign import services
-    from campaign.models import Membership
+    from campaign.models import Character, Membership
+    from campaign.turn_order import Slot
 
-    call_command("migrate", verbosity=0)
     users = get_user_model().objects
-    dj = users.create_user("bench-dj")
-    campaign = services.campaign_create(name="Bench", slug="bench", dj=dj)
+    dj = users.create_user(f"{slug}-dj")
+    campaign = services.campaign_create(name=slug.title(), slug=slug, dj=dj)
     pj = []
     for n in range(PJ):
-        player = users.create_user(f"bench-player-{n}")
+        player = users.create_user(f"{slug}-player-{n}")
         services.membership_set(campaign=campaign, user=player, role=Membership.Role.PLAYER)
         pj.append(
             services.character_create(
@@ -126,6 +149,16 @@ def setup_data() -> dict:
                 attributes={"FUE": 3, "AGI": 3, "VOL": 3},
             )
         )
+    jefe = None
+    if pnj:
+        bandido = services.template_save(campaign=campaign, name=SECRET, attributes={"VOL": 2})
+        bandidos = services.pnj_create(campaign=campaign, template=bandido, count=3)
+        jefe = services.pnj_create(campaign=campaign, name="Jefe Ruiz", attributes={"VOL": 3})[0]
+        services.pnj_settings_set(character=jefe, revealed=True, shows=Character.Shows.PALABRAS)
+        order = [Slot(pj=c.pk, init=20 - n) for n, c in enumerate(pj)]
+        order.append(Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk), init=5))
+        order.append(Slot(pj=jefe.pk, init=4))
+        services.fight_start(campaign=campaign, order=order)
 
     def cookie(user) -> str:
         client = Client()
@@ -136,10 +169,13 @@ def setup_data() -> dict:
 
     campaign.refresh_from_db()
     return {
+        "slug": slug,
         "campaign": campaign.pk,
         "cursor": campaign.change_cursor,
         "dj": cookie(dj),
         "pj": [{"pk": c.pk, "player": c.player_id, "cookie": cookie(c.player)} for c in pj],
+        "pnj": jefe.pk if jefe is not None else None,
+        "pnj_all": [c.pk for c in campaign.characters.filter(kind=Character.Kind.PNJ)],
     }
 
 
@@ -172,8 +208,18 @@ class Sheet:
     Its `error` says why the stream failed or ended before it was closed; `odd` names the
     messages a table in play should never get (e.g. `reopen`)."""
 
-    def __init__(self, pj: dict, campaign: int, cursor: int, gzip: bool = GZIP) -> None:
+    def __init__(
+        self,
+        pj: dict,
+        campaign: int,
+        cursor: int,
+        gzip: bool = GZIP,
+        hidden: tuple[frozenset, str] = (frozenset(), ""),
+    ) -> None:
         self.pj = pj
+        # What no message may carry: the PNJ's ids, and a name the DJ has not revealed.
+        self.hidden = hidden
+        self.leaked = 0
         self.gzip = gzip  # it asks for gzip
         self.campaign = campaign
         self.path = "/en-vivo/?" + urlencode({"since": f"{campaign}:{cursor}"})
@@ -248,6 +294,9 @@ class Sheet:
             return
         data = json.loads(fields["data"])  # what a phone does with it
         parts = data.get("parts") or {}
+        pnj, name = self.hidden
+        if pnj & set(data["pj"]) or (name and name in fields["data"]):
+            self.leaked += 1
         self.heard.append(
             Heard(
                 data["after"],
@@ -261,10 +310,11 @@ class Sheet:
             )
         )
 
-    def holds(self, cursor: int) -> float | None:
-        """When this sheet first held its card at `cursor` or later (its own part came)."""
+    def holds(self, cursor: int, part: str = "") -> float | None:
+        """When this sheet first held its card at `cursor` or later (its own part came), or
+        the `part` named (the fight's PNJ as players see them: "foes")."""
         for message in self.heard:
-            if message.cursor >= cursor and message.with_card:
+            if message.cursor >= cursor and (part in message.parts if part else message.with_card):
                 return message.when
         return None
 
@@ -316,9 +366,10 @@ class Tapper:
 
 
 async def open_sheets(port: int, table: dict, count: int) -> tuple[list[Sheet], list]:
+    hidden = (frozenset(table["pnj_all"]), SECRET if table["pnj"] else "")
+    cursor = await asyncio.to_thread(cursor_now, table["slug"])
     sheets = [
-        Sheet(table["pj"][n % PJ], table["campaign"], await asyncio.to_thread(cursor_now))
-        for n in range(count)
+        Sheet(table["pj"][n % PJ], table["campaign"], cursor, hidden=hidden) for n in range(count)
     ]
     tasks = [asyncio.create_task(s.run(port)) for s in sheets]
     async with asyncio.timeout(30):
@@ -329,10 +380,20 @@ async def open_sheets(port: int, table: dict, count: int) -> tuple[list[Sheet], 
     return sheets, tasks
 
 
-def cursor_now() -> int:
+def cursor_now(slug: str) -> int:
     from campaign.models import Campaign
 
-    return Campaign.objects.get(slug="bench").change_cursor
+    return Campaign.objects.get(slug=slug).change_cursor
+
+
+def turn_now(slug: str) -> str:
+    """The fight's turn token, as the board's pass button sends it."""
+    from campaign import selectors
+    from campaign.models import Campaign
+
+    fight = selectors.fight_now(campaign=Campaign.objects.get(slug=slug))
+    assert fight is not None, f"no fight on in {slug}"
+    return fight.token
 
 
 async def close(tasks: list) -> None:
@@ -341,28 +402,38 @@ async def close(tasks: list) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def taps_to_sheets(port: int, table: dict, tapper: Tapper, count: int, party: bool):
-    """TAPS taps; each one's delay to every sheet it changes. (delays, missed)."""
+async def taps_to_sheets(port: int, table: dict, tapper: Tapper, count: int, what: str):
+    """TAPS taps of `what` on `table`; each one's delay to every sheet it changes.
+    (delays, missed, leaked). `what`: "party" (time passes), "pj" (a blow to the first PJ,
+    then its undo), "pnj" (the same to the table's PNJ: every sheet's "foes") or "pass"
+    (the fight's turn passes: every card)."""
     sheets, tasks = await open_sheets(port, table, count)
+    slug = table["slug"]
     delays, missed = [], 0
     try:
         for n in range(TAPS):
-            if party:
-                sent, cursor = await tapper.post(
-                    "/c/bench/tiempo/", {"amount": "1", "unit": "minutes"}
-                )
-                told = sheets
+            part = ""
+            told = sheets
+            if what == "party":
+                form = {"amount": "1", "unit": "minutes"}
+                sent, cursor = await tapper.post(f"/c/{slug}/tiempo/", form)
+            elif what == "pass":
+                turn = await asyncio.to_thread(turn_now, slug)
+                sent, cursor = await tapper.post(f"/c/{slug}/combate/turno/", {"turn": turn})
             else:
-                pj = table["pj"][0]
+                pk = table["pnj"] if what == "pnj" else table["pj"][0]["pk"]
                 if n % 2 == 0:
                     form = {"action": "suffer", "type_grade": "fatiga:leve"}
-                    sent, cursor = await tapper.post(f"/c/bench/pj/{pj['pk']}/accion/", form)
+                    sent, cursor = await tapper.post(f"/c/{slug}/pj/{pk}/accion/", form)
                 else:
-                    sent, cursor = await tapper.post("/c/bench/deshacer/", {})
-                told = [s for s in sheets if s.pj is pj]
+                    sent, cursor = await tapper.post(f"/c/{slug}/deshacer/", {})
+                if what == "pnj":
+                    part = "foes"
+                else:
+                    told = [s for s in sheets if s.pj is table["pj"][0]]
             deadline = sent + DEADLINE
             while time.monotonic() < deadline:
-                held = [s.holds(cursor) for s in told]
+                held = [s.holds(cursor, part) for s in told]
                 if all(h is not None for h in held):
                     break
                 await asyncio.sleep(0.002)
@@ -371,7 +442,7 @@ async def taps_to_sheets(port: int, table: dict, tapper: Tapper, count: int, par
             await asyncio.sleep(PACE)
     finally:
         await close(tasks)
-    return delays, missed
+    return delays, missed, sum(s.leaked for s in sheets)
 
 
 # --- The soak: five tables on one server ---------------------------------------------------
@@ -689,35 +760,46 @@ def worker_pids(server: subprocess.Popen) -> list[int]:
     return workers or [server.pid]
 
 
-def tap_lines(env: dict, table: dict, label: str, judged: bool) -> bool:
-    """The three tap lines on one uvicorn process; whether they passed."""
+# The tap lines: (what, table, sheets open, taps of, target p95 in s). Without PNJ, then the
+# fight table's: a PJ's change beside its twin, a PNJ's (every sheet hears it, as "foes",
+# like a party event), and the turn passing (every card, and the foes).
+TAP_LINES = (
+    ("a party event", "plain", 20, "party", 0.050),
+    ("a party event", "plain", 100, "party", 0.150),
+    ("a change to one PJ", "plain", 100, "pj", 0.030),
+    ("in a fight with PNJ, a change to one PJ", "fight", 100, "pj", 0.030),
+    ("in a fight with PNJ, a change to one PNJ (every sheet's foes)", "fight", 100, "pnj", 0.150),
+    ("in a fight with PNJ, the turn passed (every card)", "fight", 100, "pass", 0.150),
+)
+
+
+def tap_lines(env: dict, tables: dict, label: str, judged: bool) -> bool:
+    """The tap lines on one uvicorn process; whether they passed."""
     ok = True
     server, port = start_server(env, workers=1)
     try:
-        tapper = Tapper(port, table["dj"], csrf_token())
-        for what, count, party, target in (
-            ("a party event", 20, True, 0.050),
-            ("a party event", 100, True, 0.150),
-            ("a change to one PJ", 100, False, 0.030),
-        ):
-            tapper.answered.clear()
+        for what, shape, count, taps, target in TAP_LINES:
+            table = tables[shape]
+            tapper = Tapper(port, table["dj"], csrf_token())
             cpu = sum(cpu_s(pid) for pid in worker_pids(server))
-            delays, missed = asyncio.run(taps_to_sheets(port, table, tapper, count, party))
+            delays, missed, leaked = asyncio.run(taps_to_sheets(port, table, tapper, count, taps))
             cpu = sum(cpu_s(pid) for pid in worker_pids(server)) - cpu
-            good = bool(delays) and p95(delays) <= target and not missed
+            good = bool(delays) and p95(delays) <= target and not missed and not leaked
             verdict = "OK" if good else "MISSED"
             if judged:
                 ok &= good
             else:
                 verdict = f"reported ({'within' if good else 'beyond'} the default's target)"
-                ok &= not missed
+                ok &= not missed and not leaked
             print(
                 f"{label}: {what}, {count} sheets open, {TAPS} taps: tap to card in every "
                 f"sheet it changes: median {statistics.median(delays) * 1000:.0f} ms, "
                 f"p95 {p95(delays) * 1000:.0f} ms (target <= {target * 1000:.0f}), "
-                f"max {max(delays) * 1000:.0f} ms, missed {missed} {verdict}; the DJ's own "
-                f"answer: median {statistics.median(tapper.answered) * 1000:.0f} ms; server "
-                f"CPU {cpu:.1f} s ({'gzip' if GZIP else 'plain'} streams)"
+                f"max {max(delays) * 1000:.0f} ms, missed {missed}"
+                + (f", heard what they may not {leaked}" if table["pnj"] else "")
+                + f" {verdict}; the DJ's own answer: median "
+                f"{statistics.median(tapper.answered) * 1000:.0f} ms; server CPU {cpu:.1f} s "
+                f"({'gzip' if GZIP else 'plain'} streams)"
             )
     finally:
         stop(server)
@@ -725,14 +807,14 @@ def tap_lines(env: dict, table: dict, label: str, judged: bool) -> bool:
 
 
 def run_one(database_url: str, label: str, taps: bool, soak_too: bool) -> int:
-    """With `taps` the three tap lines (judged on the default database, SQLite; reported
+    """With `taps` the tap lines (judged on the default database, SQLite; reported
     elsewhere, where only a lost change fails), then with `soak_too` the five tables."""
     judged = database_url.startswith("sqlite")
     # WhiteNoise warns of the static root: the streams need no collectstatic.
     env = server_env(database_url, PYTHONWARNINGS="ignore:No directory at")
     os.environ.update(env)
-    table = setup_data()
-    ok = tap_lines(env, table, label, judged) if taps else True
+    tables = setup_data()
+    ok = tap_lines(env, tables, label, judged) if taps else True
     if soak_too:
         ok &= soak_lines(env, label)
     return 0 if ok else 1
@@ -847,7 +929,7 @@ def main() -> int:
     parser.add_argument(
         "--only",
         choices=("taps", "soak"),
-        help="only the three tap lines (both databases) or only the soak (PostgreSQL)",
+        help="only the tap lines (both databases) or only the soak (PostgreSQL)",
     )
     args = parser.parse_args()
     if args.database_url:

@@ -20,15 +20,20 @@ def board_pnj(*, campaign: Campaign) -> list[Character]:
     """The PNJ in play (archived ones left out), with snapshot and template: enemies first,
     then allies, each by template (copies together) and name."""
     pnj = campaign.characters.filter(kind=Character.Kind.PNJ, archived_at__isnull=True)
-    found = list(pnj.select_related("snapshot", "template"))
-    found.sort(
+    return board_order(list(pnj.select_related("snapshot", "template")))
+
+
+def board_order(pnj: list[Character]) -> list[Character]:
+    """PNJ (read with their template) as the board shows them: enemies first, then allies,
+    each by template (copies together) and name."""
+    return sorted(
+        pnj,
         key=lambda c: (
             c.side != Character.Side.ENEMIGO,
             natural_key(c.template.name if c.template else c.name),
             natural_key(c.name),
-        )
+        ),
     )
-    return found
 
 
 def pnj_list(*, campaign: Campaign, archived: bool = False) -> list[Character]:

@@ -12,6 +12,9 @@ from django.utils.translation import gettext as _
 import rules
 
 from . import reminders, reveal, turn_order
+from .fight_reads import current_round as current_round
+from .fight_reads import fight_and_round as fight_and_round
+from .fight_reads import fight_now as fight_now
 from .models import (
     Campaign,
     CatalogueEntry,
@@ -24,6 +27,7 @@ from .models import (
     StateEvent,
     Template,
 )
+from .pnj_reads import board_order
 from .pnj_reads import board_pnj as board_pnj
 from .pnj_reads import in_party as in_party
 from .pnj_reads import natural_key as natural_key
@@ -111,7 +115,9 @@ def campaign_clock(*, campaign: Campaign) -> int:
     in_play = CharacterSnapshot.objects.filter(
         character__campaign=campaign, character__archived_at__isnull=True
     ).filter(Q(character__kind=Character.Kind.PJ) | Q(character__in_party=True))
-    clocks = (in_play if in_play.exists() else snapshots).values_list("state__clock", flat=True)
+    clocks = list(in_play.values_list("state__clock", flat=True))
+    if not clocks:  # one query, and a second only when nobody of the party is in play
+        clocks = list(snapshots.values_list("state__clock", flat=True))
     return max((c for c in clocks if isinstance(c, int)), default=0)
 
 
@@ -169,6 +175,20 @@ def board_characters(*, campaign: Campaign) -> list[Character]:
     )
 
 
+def board_roster(*, campaign: Campaign) -> tuple[list[Character], list[Character]]:
+    """The PJ and the PNJ in play in one read: as board_characters and board_pnj give them."""
+    found = (
+        campaign.characters.filter(archived_at__isnull=True)
+        .select_related("snapshot", "player", "template")
+        .order_by("name", "pk")
+    )
+    pj: list[Character] = []
+    pnj: list[Character] = []
+    for c in found:
+        (pnj if c.is_pnj else pj).append(c)
+    return pj, board_order(pnj)
+
+
 def catalogue_by_name(*, campaign: Campaign) -> dict[str, CatalogueEntry]:
     """The campaign's catalogue keyed by the names events and states use."""
     return {entry.name: entry for entry in campaign.catalogue.all()}
@@ -183,79 +203,13 @@ RECENT = 15  # the latest events the board lists
 
 
 def recent_events(*, campaign: Campaign, limit: int = RECENT) -> list[StateEvent]:
-    """The campaign's latest events, newest first, voided ones included (marked)."""
+    """The campaign's latest events, newest first, voided ones included (marked), with
+    their PJ, who voided them and their session."""
     return list(
         StateEvent.objects.filter(campaign=campaign)
-        .select_related("character", "actor", "void_by", "session")
+        .select_related("character", "void_by", "session")
         .order_by("-seq")[:limit]
     )
-
-
-def fight_now(*, campaign: Campaign):
-    """The fight going on (campaign.turn_order.Fight), or None.
-
-    While a fight is on, the campaign-wide events it adds are its own and the rounds its last
-    turns pass (the party's other time is refused meanwhile), so the log is read back from
-    its newest campaign-wide event only as far as the fight's start, 100 rows a query: one
-    query when no fight is on, the fight's length when one is, never the whole log.
-    """
-    wide = (
-        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
-        .order_by("-seq")
-        .values_list("seq", "event")
-    )
-    back = []
-    for seq, event in _newest_first(wide, batch=100):
-        kind = event.get("kind")
-        if kind == turn_order.KIND:
-            if event.get("do") == "end":
-                return None
-            back.append((seq, event))
-            if event.get("do") == "start":
-                return turn_order.fold(reversed(back))
-        elif kind == "time" and "rounds" in event:
-            back.append((seq, event))  # a round passed (in a fight, by its last turn)
-        else:
-            return None  # other time or a Descanso: no fight since
-    return None
-
-
-def _newest_first(rows, *, batch: int):
-    """(seq, event) rows of `rows` (ordered by -seq), read `batch` at a time, each batch a
-    query of its own with LIMIT. Not QuerySet.iterator(): on PostgreSQL that is a cursor
-    WITH HOLD, which copies every row of the result when its transaction ends."""
-    before = None
-    while True:
-        found = list((rows if before is None else rows.filter(seq__lt=before))[:batch])
-        yield from found
-        if len(found) < batch:
-            return
-        before = found[-1][0]
-
-
-def current_round(*, campaign: Campaign, window: int = 200) -> int:
-    """Rounds since the last campaign-wide time not counted in rounds, Descanso or fight
-    start (0: none).
-
-    Reads at most `window` recent campaign-wide events, never the whole log.
-    """
-    rounds = 0
-    events = (
-        StateEvent.objects.filter(campaign=campaign, character__isnull=True, void_at__isnull=True)
-        .order_by("-seq")
-        .values_list("event", flat=True)[:window]
-    )
-    for event in events:
-        if event.get("kind") != "time":
-            if event.get("kind") == "descanso" or (
-                event.get("kind") == "fight" and event.get("do") == "start"
-            ):
-                break  # a Descanso, or a fight's start: round 1 again
-            continue
-        if "rounds" not in event:
-            break
-        rounds += event["rounds"] if isinstance(event["rounds"], int) else 0
-    return rounds
 
 
 def turn_end_missing(*, campaign: Campaign) -> list[Character]:
@@ -461,6 +415,8 @@ def board_view(
 ) -> BoardView:
     """The board's data (`session`: whether to read the open session and the Plantillas
     too; `characters`, `pnj`: the PJ and PNJ in play, when the caller has just read them)."""
+    if characters is None and pnj is None:
+        characters, pnj = board_roster(campaign=campaign)
     if characters is None:
         characters = board_characters(campaign=campaign)
     if pnj is None:
@@ -469,7 +425,7 @@ def board_view(
     latest = next((e for e in recent if undoable(e)), None)
     if latest is None and len(recent) == RECENT:  # none of them (a big add undone): further
         latest = latest_event(campaign=campaign)
-    now = fight_now(campaign=campaign)
+    now, rounds = fight_and_round(campaign=campaign)
     # The names the board holds already; the database only for a PJ it does not (one
     # archived since a party event reached it, or in the fight's order).
     names = {c.pk: c.name for c in [*characters, *pnj]}
@@ -486,7 +442,7 @@ def board_view(
         recent=recent,
         latest=latest,
         fight=now,
-        round=now.round if now is not None else current_round(campaign=campaign) + 1,
+        round=now.round if now is not None else rounds + 1,
         names=names,
         session=open_session(campaign=campaign) if session else None,
         pnj=pnj,
@@ -509,7 +465,7 @@ class PartyNow:
 
 
 def party_now(*, campaign: Campaign) -> PartyNow:
-    now = fight_now(campaign=campaign)
+    now, rounds = fight_and_round(campaign=campaign)
     names: dict[int, str] = {}
     pnj: list[Character] = []
     if now is not None:
@@ -519,7 +475,7 @@ def party_now(*, campaign: Campaign) -> PartyNow:
         names = reveal.slot_names(now, found, {pk: c.name for pk, c in found.items()})
     return PartyNow(
         clock=campaign_clock(campaign=campaign),
-        round=current_round(campaign=campaign) + 1,
+        round=rounds + 1,
         fight=now,
         names=names,
         pnj=pnj,

@@ -41,17 +41,27 @@ def key_name(key: tuple) -> str:
 
 
 class _Reads:
-    """What one render reads from the database, each thing once: the PJ in play always,
-    the rest only when a part needs it."""
+    """What one render reads from the database, each thing once and only when a part needs
+    it: the PJ and PNJ in play (one query), the board's data, the party's moment."""
 
     def __init__(self, campaign: Campaign) -> None:
         self.campaign = campaign
-        self.characters = selectors.board_characters(campaign=campaign)
-        self.in_play = {c.pk: c for c in self.characters}
+
+    @cached_property
+    def roster(self) -> tuple[list, list]:
+        return selectors.board_roster(campaign=self.campaign)
+
+    @cached_property
+    def characters(self) -> list:
+        return self.roster[0]
+
+    @cached_property
+    def in_play(self) -> dict:
+        return {c.pk: c for c in self.characters}
 
     @cached_property
     def pnj(self) -> dict:
-        return {c.pk: c for c in selectors.board_pnj(campaign=self.campaign)}
+        return {c.pk: c for c in self.roster[1]}
 
     @cached_property
     def board(self) -> selectors.BoardView:

@@ -169,30 +169,30 @@ async def _parts(
     """The rendered parts of a batch for this viewer (each rendered once by the hub)."""
     hub = live.hub()
     cursor = data["cursor"]
+    pnj = {c.pj for c in changes if c.pj is not None and c.pnj}
     if data["all"]:
-        pks = (await hub.parts(follow.campaign_id, cursor, lang, [("pks",)]))[("pks",)]
+        # Who plays which PJ and the PNJ in play, read in one go for every viewer (the DJ's
+        # stream needs both; a sheet's, the first).
+        listed = await hub.parts(follow.campaign_id, cursor, lang, [("pks",), ("pnj",)])
+        pks, pnj_listed = listed[("pks",)], listed[("pnj",)]
         assert isinstance(pks, list)  # live.parts renders ("pks",) as [pk, player] pairs
+        assert isinstance(pnj_listed, list)  # and ("pnj",) as a list of pks
         players = {pk: player for pk, player in pks}
+        pnj = set(pnj_listed)
     else:
         players = {c.pj: c.player for c in changes if c.pj is not None and not c.pnj}
     if follow.dj:
-        pnj = {c.pj for c in changes if c.pj is not None and c.pnj}
-        if data["all"]:
-            listed = (await hub.parts(follow.campaign_id, cursor, lang, [("pnj",)]))[("pnj",)]
-            assert isinstance(listed, list)  # live.parts renders ("pnj",) as a list of pks
-            pnj = set(listed)
         keys = parts.dj_keys(sorted(players) + sorted(pnj))
     else:
         own = sorted(pk for pk, player in players.items() if player == user_id)
         others = sorted(pk for pk, player in players.items() if player != user_id)
-        keys = parts.sheet_keys(own=own, party=others if follow.party else [])
-        if data.get("foes"):
-            keys.append(("foes",))
-        # Every player's own card of the change, in one go: the first sheet to ask renders
+        foes = [("foes",)] if data.get("foes") else []
+        keys = parts.sheet_keys(own=own, party=others if follow.party else []) + foes
+        # Every player's parts of the change, in one go: the first sheet to ask renders
         # them for the others, which then find them rendered.
         played = sorted(pk for pk, player in players.items() if player is not None)
         every = parts.sheet_keys(own=played, party=sorted(players) if follow.party else [])
-        await hub.parts(follow.campaign_id, cursor, lang, every)
+        await hub.parts(follow.campaign_id, cursor, lang, every + foes)
     rendered = await hub.parts(follow.campaign_id, cursor, lang, keys)
     # Every part but ("pks",) renders as HTML, or None for a card this viewer lost.
     return {parts.key_name(key): html for key, html in rendered.items() if isinstance(html, str)}

@@ -210,12 +210,16 @@ def _ended(event: StateEvent | None) -> bool:
 def panels(view: BoardView) -> dict:
     """The clock, the fight's order, the undo button and recent events: what every action
     refreshes."""
+    from .events import event_label  # present.events reads party_who from here
+
     in_play = {c.pk for c in view.characters}
-    for event in view.recent:
-        event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]  # for the template
+    for event in view.recent:  # for the template, each said once (the list, the void form)
+        event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]
+        event.words = event_label(event.event)  # type: ignore[attr-defined]
     latest = view.latest
     if latest is not None and not hasattr(latest, "who"):  # older than `recent`
         latest.who = party_who(latest, view.names, in_play)  # type: ignore[attr-defined]
+        latest.words = event_label(latest.event)  # type: ignore[attr-defined]
     # Deshacer takes back the newest event, unless its session has ended (then the event's
     # own page voids it).
     undo_note = _("Nothing to undo")

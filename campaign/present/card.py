@@ -46,15 +46,6 @@ class Box:
     active: bool
     ask: str = ""  # the choice applying this grade needs first (board.ask), if any
 
-    # Words of the box's button, here rather than in the template (a board has 120 boxes).
-    @property
-    def state_word(self) -> str:
-        return _("marked") if self.marked else _("not marked")
-
-    @property
-    def initial(self) -> str:
-        return self.label[:1]
-
 
 @dataclass
 class TypeRow:

@@ -42,8 +42,8 @@ from .answers import (
     with_cursor,
 )
 
-# The second taps: the choices each asks for (templates/campaign/board/ask/), and "More
-# actions".
+# The second taps: the choices each asks for (templates/campaign/board/ask/), "More
+# actions" and a PNJ's "Whole card", the parts of a card asked for when they open.
 ASK_CHOICES = {
     "emocion-leve": "emocion",
     "emocion-grave": "emocion",
@@ -53,7 +53,8 @@ ASK_CHOICES = {
     "heal": "healer",
     "surgery": "healer",
 }
-ASK_KINDS = (*ASK_CHOICES, "more")
+LAZY_PARTS = {"more": "campaign/board/_more.html", "whole": "campaign/board/_pnj_whole.html"}
+ASK_KINDS = (*ASK_CHOICES, *LAZY_PARTS)
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -357,14 +358,15 @@ def secret(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def ask(request: AuthedHttpRequest, slug: str, pk: int, kind: str) -> HttpResponse:
-    """The second tap: the choice an action needs (variant, source, healer...).
+    """The second tap: the choice an action needs (variant, source, healer...); or a part
+    of a card asked for when it opens ("More actions", a PNJ's "Whole card").
 
     Without JavaScript a box's button posts its card's form here (a form of the board holds
     the box, so a GET would put its CSRF token in the address): the post writes nothing and
     is sent on to the chooser's own address."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     character = character_for_dj(campaign=campaign, pk=pk)
-    if kind not in ASK_KINDS:
+    if kind not in ASK_KINDS or (kind == "whole" and not character.is_pnj):
         return HttpResponseBadRequest(_("Unknown action."))
     if request.method == "POST":
         # Only a grade goes on (anything else would only make the address long).
@@ -388,8 +390,8 @@ def ask(request: AuthedHttpRequest, slug: str, pk: int, kind: str) -> HttpRespon
             if e.kind == CatalogueEntry.Kind.ESPECIAL and name not in DERIVED_SPECIALS
         ),
     }
-    if kind == "more":
-        piece = "campaign/board/_more.html"
+    if kind in LAZY_PARTS:
+        piece = LAZY_PARTS[kind]
     else:
         piece = "campaign/board/_ask.html"
         context["choice"] = f"campaign/board/ask/_{ASK_CHOICES[kind]}.html"

@@ -2,6 +2,7 @@
    closing the second-tap forms and toasts. An ES module (deferred); it starts the live
    channel by importing it. No inline handlers (the CSP forbids them). */
 import { listChanged } from "./cards.js";
+import { carry, fillOnOpen, refill } from "./lazy.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
 (() => {
@@ -72,16 +73,14 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   // on the page in place (live/morph.js) rather than replacing it: the control the DJ
   // used keeps the focus, the page does not move under the finger (a replaced card let
   // the browser's scroll anchoring jump the page at phone width), and an open "More
-  // actions" stays open with its forms, asked again once the card is new. `own`: this
-  // page's answer, which ends the words a tap left on the card (live news keeps them).
+  // actions" or "Whole card" stays open and filled, asked again once the card is new
+  // (lazy.js). `own`: this page's answer, which ends the words a tap left on the card
+  // (live news keeps them).
   function updateCard(old, fresh, own) {
     if (own) old.querySelectorAll("[data-keep]").forEach((node) => { node.remove(); });
-    const more = old.querySelector("details.more[open] .more-slot");
-    const freshMore = fresh.querySelector(".more-slot");
-    const loaded = more && more.querySelector(".more-actions");
-    if (loaded && freshMore) freshMore.replaceChildren(...more.cloneNode(true).childNodes);
+    const open = carry(old, fresh);
     patch(old, fresh);
-    if (loaded) loadMore(old.querySelector(".more-slot"));
+    refill(old, open);
   }
   // htmx's answers for a card (its own forms, the card's refresh) and for the whole list of
   // cards are changed in place too: htmx swaps only their out-of-band parts (swap "none"),
@@ -147,35 +146,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     }
   });
 
-  // -- "More actions": its forms are asked for when it opens (the link is the page of them
-  // without JavaScript), and again, changed in place, each time its card is new. The slot
-  // is aria-busy while they are on their way.
-  function loadMore(slot) {
-    const url = slot && slot.dataset.more;
-    if (!url) return;
-    slot.setAttribute("aria-busy", "true");
-    fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin", cache: "no-store" })
-      .then((response) => { return response.ok ? response.text() : null; })
-      .then((html) => {
-        if (html === null || !slot.isConnected) return;
-        const fresh = slot.cloneNode(false);
-        fresh.innerHTML = html;
-        if (slot.querySelector(".more-actions")) {
-          patch(slot, fresh);
-        } else {
-          slot.replaceChildren(...fresh.childNodes);
-        }
-        htmx.process(slot);
-      })
-      .catch(() => { /* the link stays: the page of the actions */ })
-      .finally(() => { slot.removeAttribute("aria-busy"); });
-  }
-  board.addEventListener("toggle", (event) => {
-    const more = event.target;
-    if (!more.matches || !more.matches("details.more") || !more.open) return;
-    const slot = more.querySelector(".more-slot");
-    if (slot && slot.querySelector("a[href]") && !slot.hasAttribute("aria-busy")) loadMore(slot);
-  }, true);
+  // -- "More actions" and "Whole card": asked for when they open (lazy.js) -------------
+  fillOnOpen(board);
 
   // -- the focus stays on the control the DJ used -----------------------------------------
   // A control is found again in its new rendering by what it is (its box, its name and

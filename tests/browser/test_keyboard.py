@@ -27,10 +27,10 @@ def record(table, name, **event):
 
 
 # Nothing of the board's own is on its way or settling: no request out, no swap settling,
-# no "Más acciones" left to load or on its way.
+# no "Más acciones" or "Tarjeta entera" left to fill or on its way.
 QUIET = """() => !document.querySelector(
-  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, .more-slot[aria-busy],'
-  + ' details.more[open] .more-slot > a'
+  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, [data-lazy][aria-busy],'
+  + ' details[open] > [data-lazy] > a'
 )"""
 
 

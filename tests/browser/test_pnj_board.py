@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from campaign import selectors, services
 from campaign.turn_order import Slot
 from tests.browser.conftest import heard, log_in, screenshot
+from tests.browser.test_accessibility import axe, describe
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 740}
@@ -212,3 +213,58 @@ def test_another_tab_follows_the_pnj_the_first_adds_and_archives(browser, ambush
     expect(
         second.locator(".pnj-add").get_by_role("button", name="Añadir", exact=True)
     ).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_whole_card_opens_filled_and_stays_so_through_a_live_change(browser, ambush, width):
+    """ "Tarjeta entera" is asked for when it opens, from the keyboard too; a change of that
+    PNJ made elsewhere leaves it open, with its "Más acciones", both filled anew."""
+    page = board(browser, ambush, width=width)
+    jefe = card(page, "Jefe Zzsecreto")
+    whole = jefe.locator("details.pnj-whole")
+    expect(whole.locator(".pnj-whole-body")).to_have_count(0)  # not rendered with the board
+
+    whole.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(whole.get_by_role("button", name="Revelar a los jugadores")).to_be_visible()
+    expect(whole.locator(".scores")).to_contain_text("VOL 3")
+    expect(whole.locator(".whole-slot")).not_to_have_attribute("aria-busy", "true")
+    page.keyboard.press("Tab")  # from the summary into what it opened
+    focused = page.evaluate("document.activeElement.closest('.pnj-whole-body') !== null")
+    assert focused
+    whole.locator("details.more summary").click()
+    expect(whole.get_by_role("button", name="Dormir")).to_be_visible()
+
+    services.event_record(
+        campaign=ambush["campaign"],
+        character=ambush["jefe"],
+        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+    )
+    expect(jefe.locator(".box.marked")).to_have_count(1)  # the live change came
+    expect(whole).to_have_attribute("open", "")
+    expect(whole.locator(".ealt-title")).to_contain_text("Heridas")  # filled anew
+    expect(whole.locator("details.more")).to_have_attribute("open", "")
+    expect(whole.get_by_role("button", name="Curación")).to_be_visible()
+    expect(whole.get_by_role("link", name="Abrir las acciones")).to_have_count(0)
+    assert not describe("Tarjeta entera, filled", axe(page))
+    screenshot(page, f"pnj-whole-open-{width}")
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_whole_card_without_javascript(browser, ambush, width):
+    context = browser.new_context(
+        java_script_enabled=False, locale="es-ES", viewport={"width": width, "height": 900}
+    )
+    log_in(context, ambush["base"], ambush["dj"])
+    page = context.new_page()
+    page.goto(f"{ambush['base']}/c/kiso/")
+    jefe = card(page, "Jefe Zzsecreto")
+    jefe.locator("details.pnj-whole summary").click()
+    jefe.get_by_role("link", name="Abrir la tarjeta entera").click()
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Jefe Zzsecreto")
+    screenshot(page, f"pnj-whole-page-{width}")
+    page.get_by_role("button", name="Revelar a los jugadores").click()
+    expect(page).to_have_url(f"{ambush['base']}/c/kiso/")
+    ambush["jefe"].refresh_from_db()
+    assert ambush["jefe"].revealed

@@ -122,8 +122,9 @@ def test_a_refresh_for_an_archived_pj_removes_its_card(dj_client, campaign, aiko
     assert f'<div id="pj-{aiko.pk}" hx-swap-oob="delete"></div>' in html
 
 
+@pytest.mark.parametrize("pnj", [False, True], ids=["pj", "pj-and-pnj-fighting"])
 def test_the_board_reads_few_queries_whatever_the_log_and_party_size(
-    dj_client, campaign, django_assert_max_num_queries
+    dj_client, campaign, django_assert_max_num_queries, pnj
 ):
     party = [CharacterFactory(campaign=campaign, name=f"PJ {n}") for n in range(8)]
     for i in range(30):
@@ -133,12 +134,23 @@ def test_the_board_reads_few_queries_whatever_the_log_and_party_size(
             event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
         )
         services.event_record(campaign=campaign, event={"kind": "time", "rounds": 1})
+    if pnj:
+        from campaign.turn_order import Slot
 
-    with django_assert_max_num_queries(12):
+        bandido = services.template_save(campaign=campaign, name="Bandido")
+        copies = services.pnj_create(campaign=campaign, template=bandido, count=3)
+        jefe = services.pnj_create(campaign=campaign, name="Jefe")[0]
+        order = [Slot(pj=pj.pk) for pj in party]
+        order += [Slot(pj=copies[0].pk, also=(copies[1].pk, copies[2].pk)), Slot(pj=jefe.pk)]
+        services.fight_start(campaign=campaign, order=order)
+
+    # The session, its user, the campaign; the PJ and PNJ, recent events, the fight and
+    # the round, the catalogue, the open session, the Plantillas, the DJ's notes.
+    with django_assert_max_num_queries(10):
         response = dj_client.get(reverse("board", args=["kiso"]))
 
     assert response.status_code == 200
-    assert response.content.decode().count('class="pj-card') == 8
+    assert response.content.decode().count('class="pj-card') == 8 + 4 * pnj
 
 
 # -- permissions ------------------------------------------------------------------------
@@ -1240,8 +1252,8 @@ def test_an_abatimiento_under_an_active_emocion_grave_has_its_own_text(dj_client
 def test_each_card_shows_its_own_emotion_cause_in_the_pages_language(
     dj_client, campaign, aiko, kenji, settings
 ):
-    # An active E.Alt's text is rendered once and kept (templates/campaign/card/_ealt.html):
-    # the same Emoción grave with another cause, or in another language, is its own text.
+    # An active E.Alt's text (card_parts.ealt_text, its rule links kept once made): the same
+    # Emoción grave with another cause, or in another language, is its own text.
     for pj, cause in ((aiko, "el oni"), (kenji, "la tormenta")):
         act(
             dj_client,
@@ -1293,6 +1305,20 @@ def test_a_negative_or_huge_amount_is_named_as_such(dj_client, campaign, aiko, a
     response = act(dj_client, campaign, aiko, action="time", unit="days", amount=amount)
 
     assert response.status_code == 422 and words in response.content.decode()
+
+
+def test_an_event_of_a_pj_archived_since_is_named_in_the_recent_events(dj_client, campaign, aiko):
+    ren = CharacterFactory(campaign=campaign, name="Ren")
+    blow = services.event_record(
+        campaign=campaign,
+        character=ren,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    services.character_archive(character=ren)
+
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+
+    assert re.search(rf'id="recent-{blow.seq}".*?class="who">Ren<', board, re.S)
 
 
 def test_a_party_event_names_a_pj_archived_since_it_was_reached(dj_client, campaign, aiko, kenji):

@@ -93,14 +93,16 @@ def test_the_end_of_the_fight_archives_or_keeps_its_enemies(
 
 def test_a_pnj_is_revealed_and_hidden_from_its_card(dj_client, campaign, aiko):
     oni = services.pnj_create(campaign=campaign, name="Oni")[0]
+    whole = reverse("ask", args=["kiso", oni.pk, "whole"])
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
-    assert "Revelar a los jugadores" in board
+    assert f'data-lazy="{whole}"' in board  # "Tarjeta entera", asked for when it opens
+    assert "Revelar a los jugadores" in dj_client.get(whole, headers=HX).content.decode()
     reveal = reverse("pnj_reveal", args=["kiso", oni.pk])
 
     shown = dj_client.post(reveal, {"revealed": "1"}, headers=HX)
     oni.refresh_from_db()
     assert shown.status_code == 200 and oni.revealed
-    assert "Ocultar a los jugadores" in shown.content.decode()
+    assert "Ocultar a los jugadores" in dj_client.get(whole, headers=HX).content.decode()
     dj_client.post(reveal, {"revealed": "0"}, headers=HX)
     oni.refresh_from_db()
     assert not oni.revealed
@@ -109,6 +111,29 @@ def test_a_pnj_is_revealed_and_hidden_from_its_card(dj_client, campaign, aiko):
 def test_a_pjs_number_reveals_nothing(dj_client, campaign, aiko):
     answer = dj_client.post(reverse("pnj_reveal", args=["kiso", aiko.pk]), {"revealed": "1"})
     assert answer.status_code == 404
+
+
+def test_the_whole_card_of_a_pnj_is_asked_for_when_it_opens(dj_client, campaign, aiko):
+    oni = services.pnj_create(campaign=campaign, name="Oni", notes="Teme al fuego.")[0]
+    services.event_record(
+        campaign=campaign, character=oni, event={"kind": "special", "name": "derribado", "on": True}
+    )
+    whole = reverse("ask", args=["kiso", oni.pk, "whole"])
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    assert "Teme al fuego." not in board and "pnj-whole-body" not in board
+    assert f'<a href="{whole}">Abrir la tarjeta entera' in board  # without JavaScript
+
+    part = dj_client.get(whole, headers=HX).content.decode()
+    assert part.lstrip().startswith('<div class="pnj-whole-body">')
+    assert "Teme al fuego." in part and "Derribado" in part
+    assert "Revelar a los jugadores" in part and "Más acciones" in part
+    page = dj_client.get(whole).content.decode()  # its own page, without JavaScript
+    assert "<h1>Oni</h1>" in page and "Teme al fuego." in page
+
+
+def test_a_pj_has_no_whole_card_to_ask_for(dj_client, campaign, aiko):
+    answer = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "whole"]), headers=HX)
+    assert answer.status_code == 400
 
 
 # -- Deshacer of an add: the PNJ it made leave the board ------------------------------------

@@ -1,14 +1,19 @@
-"""The board's template tags written in Python for speed (campaign.templatetags.board): the
-same addresses as `{% url %}` and the same escaping as the template markup they replace."""
+"""The card's template tags written in Python for speed (campaign.templatetags.board and
+card_parts): the same addresses as `{% url %}` and the same escaping as the template markup
+they replace."""
 
 import pytest
 from django.http import HttpResponse
 from django.template import Context, Template
 from django.test import override_settings
 from django.urls import path, reverse, set_script_prefix
+from django.utils.translation import gettext as _
 
+import rules
+from campaign import present
 from campaign.present.card import Box, Chip, TypeRow
 from campaign.templatetags.board import card_url, chip_item
+from tests.factories import CharacterFactory
 
 
 def _view(request, **kwargs):
@@ -75,11 +80,11 @@ def test_a_rows_boxes_name_their_grade_and_open_the_chooser_they_need():
         f'<button type="submit" class="box marked active" formaction="{ask}" name="grade" '
         f'value="leve" hx-get="{ask}" hx-target="#pj-9-ask" hx-swap="innerHTML" '
         'data-shortcut-type="afeccion" data-shortcut-grade="leve" '
-        f'aria-label="Afección &lt;&quot;x&quot;&gt; leve" title="Leve: {leve.state_word}">'
+        f'aria-label="Afección &lt;&quot;x&quot;&gt; leve" title="Leve: {_("marked")}">'
         "L</button>"
         '<button type="submit" class="box" name="type_grade" value="afeccion:grave" '
         'data-shortcut-type="afeccion" data-shortcut-grade="grave" '
-        f'aria-label="Afección &lt;&quot;x&quot;&gt; grave" title="Grave: {grave.state_word}">'
+        f'aria-label="Afección &lt;&quot;x&quot;&gt; grave" title="Grave: {_("not marked")}">'
         "G</button>"
     )
     assert compact == (
@@ -99,3 +104,88 @@ def test_a_chip_escapes_what_the_dj_typed_once():
     assert '<span class="chip-name">&lt;i&gt;&quot;Ponzoña&quot;&lt;/i&gt;</span>' in html
     assert 'name="name" value="&lt;i&gt;&quot;ponzoña&quot;&lt;/i&gt;"' in html
     assert html.startswith('<li class="chip is-secret"') and 'value="0"' in html
+
+
+def _card(events: list[dict], **character):
+    """The card of a PJ (not saved) after `events`."""
+    state = rules.initial_state()
+    for event in events:
+        state, _effects = rules.apply(state, event)
+    return present.card.build(CharacterFactory.build(**character), rules.public_state(state))
+
+
+EMOCION_GRAVE = {
+    "kind": "suffer",
+    "type": "emocion",
+    "grade": "grave",
+    "variant": "ira",
+    "cause": '<b>"el traidor"</b>',
+}
+
+
+def test_an_ealt_text_and_its_rules_links_escape_the_cause(db):
+    card = _card([EMOCION_GRAVE])
+    row = next(r for r in card.rows if r.active)
+    html = Template("{% load card_parts %}{% ealt_text row card %}").render(
+        Context({"row": row, "card": card})
+    )
+    assert html.startswith('<div class="ealt"><p class="ealt-title"><strong>')
+    assert ' <a class="rule" href="/reglas/#R14">R14</a>' in html
+    assert "Causa: &lt;b&gt;&quot;el traidor&quot;&lt;/b&gt;" in html and "<b>" not in html
+    set_script_prefix("/mesa/")
+    try:
+        moved = Template("{% load card_parts %}{% ealt_text row card %}").render(
+            Context({"row": row, "card": card})
+        )
+    finally:
+        set_script_prefix("/")
+    assert 'href="/mesa/reglas/#R14"' in moved
+
+
+def test_the_scores_line_says_which_score_is_not_given(db):
+    card = _card([], attributes={"FUE": 3, "PER": 2})
+    html = Template("{% load card_parts %}{% scores_line card %}").render(Context({"card": card}))
+    assert '<abbr title="FUE">FUE</abbr> <strong>3</strong>' in html
+    assert '<abbr title="PER">PER</abbr> <strong>2</strong>' in html
+    assert '<abbr title="AGI">AGI</abbr> <strong><span aria-hidden="true">–</span>' in html
+
+
+def test_the_modifiers_in_a_table_in_a_line_and_to_flee_or_fight(db):
+    calm, angry = _card([]), _card([EMOCION_GRAVE])
+    render = Template(
+        "{% load board %}{% modifier_table card %}|{% modifier_line card %}|{% intents card %}"
+    ).render
+    table, line, _intents = render(Context({"card": calm})).split("|")
+    assert table == '<p class="mods-none">Sin modificadores a las acciones.</p>'
+    assert line == "Sin modificadores a las acciones."
+    table, line, intents = render(Context({"card": angry})).split("|")
+    assert '<th scope="col">otro</th>' in table and '<td class="mod mod-neg">−' in table
+    assert f'<p class="mods-intent">{intents}</p>' in table and "Para huir:" in intents
+    assert line.startswith('<span class="visually-hidden">Modificadores: </span>')
+    assert '<span class="mod mod-zero">' not in line  # a 0 is left out of the line
+
+
+def test_the_chip_rows_name_afeccion_and_eesp_only_when_there_are_some(db):
+    card = _card([{"kind": "special", "name": "derribado", "on": True}])
+    context = Context(
+        {"card": card, "pk": 3, "act_url": "/a/", "secret_url": "/s/", "common": True}
+    )
+    html = Template("{% load board %}{% chip_rows card %}").render(context)
+    assert html.count('<div class="chip-row">') == 1 and "E.Esp:" in html
+    assert "Afección:" not in html and "Derribado" in html
+
+
+def test_a_read_only_card_names_each_box_and_what_does_not_apply(db):
+    card = _card([{"kind": "suffer", "type": "heridas", "grade": "leve"}])
+    html = Template(
+        "{% load card_parts %}{% readonly_rows card %}|{% modifier_rows card %}"
+    ).render(Context({"card": card}))
+    rows, mods = html.split("|")
+    assert (
+        '<span class="box box-readonly marked active" data-grade="leve" role="img" '
+        'aria-label="Heridas leve: marcada" title="Leve: marcada">L</span>'
+    ) in rows
+    assert 'aria-label="Heridas grave: sin marcar"' in rows
+    assert rows.count('<div class="ealt">') == 1  # the active one's text
+    assert '<tr><th scope="row">FUE</th><td class="mod mod-neg">−1</td>' in mods
+    assert '<span class="visually-hidden">no se aplica</span>' in mods

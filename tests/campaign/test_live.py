@@ -454,6 +454,49 @@ def test_the_hub_renders_each_part_once_for_every_stream_that_asks(monkeypatch):
     assert results[20] == {("card", 8): "<p>card</p>", ("panels",): "<p>panels</p>"}
 
 
+@pytest.mark.parametrize(
+    ("change", "passes"),
+    [
+        # A PNJ's card: the DJ's card and panels; every sheet its clock line and the foes.
+        (Change(12, 40, pnj=True), [[("card", 40), ("panels",)], [("status",), ("foes",)]]),
+        # Every card (a turn passed): who plays what and the PNJ in play, read in one pass
+        # for both kinds of viewer, then the DJ's cards, then every sheet's parts.
+        (
+            Change(12, None),
+            [
+                [("pks",), ("pnj",)],
+                [("card", 7), ("card", 40), ("panels",)],
+                [("own", 7), ("status",), ("foes",)],
+            ],
+        ),
+    ],
+    ids=["pnj", "every-card"],
+)
+def test_a_change_is_rendered_in_one_pass_per_kind_of_viewer(monkeypatch, change, passes):
+    from campaign.live import parts, views
+
+    calls = []
+
+    def render(campaign_id, lang, keys):
+        calls.append(list(keys))
+        lists = {("pks",): [[7, 5]], ("pnj",): [40]}
+        return {key: lists.get(key, f"<p>{key[0]}</p>") for key in keys}
+
+    monkeypatch.setattr(parts, "render", render)
+
+    async def main():
+        try:
+            for user, dj in ((1, True), (5, False), (6, False), (5, False)):
+                follow = views.Follow(3, dj=dj, party=False, cursor=12)
+                await views._parts(follow, user, [change], "es", views._summary(follow, [change]))
+        finally:
+            await live.hub().close()
+
+    run(main())
+
+    assert calls == passes
+
+
 def test_a_failed_render_is_not_kept(monkeypatch):
     from campaign.live import parts
 

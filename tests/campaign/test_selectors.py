@@ -121,8 +121,8 @@ def test_the_pj_log_has_its_own_and_later_campaign_wide_events(campaign, aiko):
 
 
 def test_the_newest_campaign_wide_events_are_read_in_batches_past_the_first(campaign):
+    from campaign.fight_reads import _newest_first
     from campaign.models import StateEvent
-    from campaign.selectors import _newest_first
 
     StateEvent.objects.bulk_create(
         StateEvent(campaign=campaign, seq=n, event={"kind": "time", "rounds": 1}, effects={})
@@ -133,3 +133,42 @@ def test_the_newest_campaign_wide_events_are_read_in_batches_past_the_first(camp
     seqs = [seq for seq, _event in _newest_first(rows, batch=100)]
 
     assert seqs == list(range(250, 0, -1))
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        [],
+        [{"kind": "time", "rounds": 1}] * 3,
+        [{"kind": "time", "rounds": 2}, {"kind": "descanso"}, {"kind": "time", "rounds": 1}],
+        [{"kind": "time", "minutes": 5}, {"kind": "time", "rounds": 1}],
+        # A fight longer than the round's window: read on past the first batch.
+        [{"kind": "time", "rounds": 1}, {"kind": "fight", "do": "start", "order": []}]
+        + [{"kind": "time", "rounds": 1}, {"kind": "fight", "do": "pass", "slot": 0}] * 150,
+        [{"kind": "fight", "do": "start", "order": []}, {"kind": "fight", "do": "end"}]
+        + [{"kind": "time", "rounds": 1}] * 250,
+    ],
+    ids=["empty", "rounds", "descanso", "other-time", "long-fight", "after-a-fight"],
+)
+def test_the_fight_and_the_round_read_together_are_those_read_apart(campaign, aiko, log, request):
+    from campaign.models import StateEvent
+
+    order = [{"pj": aiko.pk, "init": 10}]
+    StateEvent.objects.bulk_create(
+        StateEvent(
+            campaign=campaign,
+            seq=1000 + n,
+            event={**event, "order": order} if "order" in event else event,
+            effects={},
+        )
+        for n, event in enumerate(log)
+    )
+
+    now, rounds = selectors.fight_and_round(campaign=campaign)
+
+    assert (now is not None) == ("long-fight" in request.node.name)
+    assert rounds == selectors.current_round(campaign=campaign)
+    apart = selectors.fight_now(campaign=campaign)
+    assert (now and (now.round, now.current, now.token)) == (
+        apart and (apart.round, apart.current, apart.token)
+    )
