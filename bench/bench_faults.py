@@ -269,7 +269,7 @@ def run_one(database_url: str, label: str, static_root: str) -> int:
     # serves them with DEBUG off.
     env = server_env(database_url, STATIC_ROOT=static_root)
     os.environ.update(env)
-    table = setup_data()
+    table = setup_data()["plain"]
     from django.core.management import call_command
     from django.db import connection
 
