@@ -22,6 +22,7 @@ from rules.vocab import SCORES
 from . import backup
 from .limits import ROUND_SECONDS_MAX
 from .models import Campaign, CatalogueEntry, Character, GameSession, max_length
+from .numbers import whole
 from .services.campaigns import catalogue_name_normalize
 
 # The five attributes every PJ has, in the order of the sheet.
@@ -32,9 +33,23 @@ ROUND_SECONDS_ERROR = _("Seconds per round must be a whole number from 1 to 600.
 _OTHER_SCORE = re.compile(r"^([^\W\d_]{1,10})\s*[:=]?\s*(\d{1,3})$")
 
 
+class WholeNumberField(forms.IntegerField):
+    """A whole number written as people write one: ASCII digits only (numbers.whole).
+    Django's IntegerField passes the text to int(), which also takes "1_0", "٣" or "+3"."""
+
+    def to_python(self, value: object) -> int | None:
+        text = str(value if value is not None else "").strip()
+        if text in self.empty_values:
+            return None
+        number = whole(text, digits=9)
+        if number is None:
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return number
+
+
 def _score_field(abbreviation: str) -> forms.IntegerField:
     """An attribute score: a whole number from 0 to SCORE_MAX, or blank when not set."""
-    return forms.IntegerField(label=abbreviation, min_value=0, max_value=SCORE_MAX, required=False)
+    return WholeNumberField(label=abbreviation, min_value=0, max_value=SCORE_MAX, required=False)
 
 
 class CampaignForm(forms.Form):
@@ -56,7 +71,7 @@ class CampaignForm(forms.Form):
         required=False,
         help_text=_("Optional rule: long exertion calls for FUE saves against fatigue (R27)."),
     )
-    round_seconds = forms.IntegerField(
+    round_seconds = WholeNumberField(
         label=_("Seconds per round"),
         min_value=1,
         max_value=ROUND_SECONDS_MAX,

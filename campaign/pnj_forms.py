@@ -12,7 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .forms import SheetForm, name_taken
+from .forms import SheetForm, WholeNumberField, name_taken
 from .models import Campaign, Character, Template
 from .services.pnj import COPIES_MAX, COPY_NAME_MAX, NAME_MAX
 
@@ -35,7 +35,7 @@ def _side_field() -> forms.ChoiceField:
 
 
 def _count_field() -> forms.IntegerField:
-    return forms.IntegerField(
+    return WholeNumberField(
         label=_("How many"),
         min_value=1,
         max_value=COPIES_MAX,

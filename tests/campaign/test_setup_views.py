@@ -523,6 +523,10 @@ def test_the_dj_adds_a_pj_with_scores_powers_and_a_player(dj_client, campaign, m
         ({"FUE": "11"}, "FUE", "FUE: pon un número entero del 0 al 10"),
         ({"AGI": "-1"}, "AGI", "AGI: pon un número entero del 0 al 10"),
         ({"VOL": "tres"}, "VOL", "VOL: pon un número entero del 0 al 10"),
+        # int() takes these; a sheet's score is plain digits.
+        ({"DES": "1_0"}, "DES", "DES: pon un número entero del 0 al 10"),
+        ({"DES": "+3"}, "DES", "DES: pon un número entero del 0 al 10"),
+        ({"DES": "٣"}, "DES", "DES: pon un número entero del 0 al 10"),
         ({"other_scores": "PER"}, "other_scores", "«PER» no es una abreviatura y un número"),
         ({"other_scores": "PER 3 CAR"}, "other_scores", "«PER 3 CAR» no es"),
         ({"other_scores": "3 PER"}, "other_scores", "«3 PER» no es"),
