@@ -22,6 +22,9 @@ TAP_TARGETS = (
 
 def assert_fits_a_phone(page: Page) -> None:
     """No sideways scrolling, and every visible button or tab is tall enough to tap."""
+    # Measured once the stylesheet applies: an element found visible may be laid out
+    # before it arrives (seen on a loaded machine: every button 19 px, unstyled).
+    page.wait_for_load_state("load")
     overflow = page.evaluate(
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
