@@ -216,10 +216,17 @@ def log_in(context, app_url: str, user) -> None:
 SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", "/tmp/zodiac-screenshots"))
 
 
+# A full page is a large picture: on a busy machine one can take longer than an `expect`
+# waits. This is a safety net too, never a measure.
+SCREENSHOT_TIMEOUT = 120_000  # ms
+
+
 def screenshot(page, name: str) -> None:
     """Save a full-page screenshot for a person to look at (never compared by tests)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(
+        path=str(SCREENSHOTS / f"{name}.png"), full_page=True, timeout=SCREENSHOT_TIMEOUT
+    )
 
 
 def heard(page, campaign) -> None:
