@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -237,3 +238,43 @@ def heard(page, campaign) -> None:
         "(at) => Number(document.getElementById('live').dataset.cursor) >= at",
         arg=campaign.change_cursor,
     )
+
+
+# Nothing of the page's own is on its way or settling: no htmx request out, no swap settling,
+# no "Más acciones" or "Tarjeta entera" left to fill or on its way.
+QUIET = """() => !document.querySelector(
+  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, [data-lazy][aria-busy],'
+  + ' details[open] > [data-lazy] > a'
+)"""
+
+
+def quiet(page) -> None:
+    """Wait until `page` has nothing of its own on its way or settling (QUIET): what its
+    last answer does to it (a swap, its settle, a scroll that holds a place) is done."""
+    page.wait_for_function(QUIET)
+
+
+def frames(page, count: int = 10) -> None:
+    """Let `page` render `count` frames: what a frame shows once it has begun (a scroll, a
+    transition's first step) has shown by then, so a test can check it did not begin."""
+    page.evaluate(
+        """(count) => new Promise((done) => {
+            const next = (left) => (left ? requestAnimationFrame(() => next(left - 1)) : done());
+            next(count);
+        })""",
+        count,
+    )
+
+
+UNTIL = 30  # seconds: a safety net for `until`, never a measure
+
+
+def until(page, condition, what: str) -> None:
+    """Let `page` run, a frame at a time, until `condition()` holds: a fact on this side
+    (a request the test holds, a row written) that no `expect` can wait for. Gives up
+    after UNTIL seconds, so a page that never gets there fails the test, not hangs it."""
+    deadline = time.monotonic() + UNTIL
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(what)
+        frames(page, 1)
