@@ -459,7 +459,8 @@ def first_chunk(response: HttpResponse) -> bytes:
     async def read() -> bytes:
         chunks = aiter(response.streaming_content)
         try:
-            return await asyncio.wait_for(anext(chunks, b""), timeout=5)
+            # A safety net: a stream that never says anything fails, it does not hang.
+            return await asyncio.wait_for(anext(chunks, b""), timeout=30)
         finally:
             await chunks.aclose()
 

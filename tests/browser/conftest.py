@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -98,12 +99,12 @@ def free_port() -> int:
 
 def start_server(
     *,
-    workers: int = 1,
     extra_env: dict | None = None,
     port: int | None = None,
     runserver: bool = False,
 ) -> tuple[subprocess.Popen, str]:
-    """A uvicorn serving the app on the test database; returns (process, base URL).
+    """A uvicorn serving the app on the test database; returns (process, base URL) once it
+    answers.
 
     `port` brings a server back at the same address (same origin, cookies and service
     worker) after a test stopped it. `runserver` serves it with `manage.py runserver`
@@ -114,29 +115,64 @@ def start_server(
         "DATABASE_URL": database_url(),
         "DEBUG": "true",
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONUNBUFFERED": "1",  # its lines come as they are written, not at exit
         **(extra_env or {}),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    command = [sys.executable, "-m", "uvicorn", "config.asgi:application"]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"]
-    command += ["--log-level", "warning", "--workers", str(workers)]
     if runserver:
         command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
-    quiet = {"stderr": subprocess.DEVNULL} if runserver else {}  # runserver logs each request
-    process = subprocess.Popen(command, cwd=ROOT, env=env, **quiet)
+        # runserver logs each request on stderr; it says it listens on stdout.
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
+        listening = b"development server at"
+    else:
+        command = [sys.executable, "-m", "uvicorn", "config.asgi:application"]
+        command += ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"]
+        command += ["--log-level", "info", "--no-access-log"]  # info: it says it listens
+        pipes = {"stderr": subprocess.PIPE}
+        listening = b"Uvicorn running on"
+    process = subprocess.Popen(command, cwd=ROOT, env=env, **pipes)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
+    said = _Listening(process.stdout or process.stderr, listening)
+    # Both say so once their socket listens: a request then waits for its answer.
+    if said.wait(timeout=SERVER_START) and process.poll() is None:
         try:
-            with urllib.request.urlopen(f"{base}/accounts/login/", timeout=2) as response:
-                if response.status == 200:
+            with urllib.request.urlopen(f"{base}/accounts/login/", timeout=SERVER_START) as answer:
+                if answer.status == 200:
                     return process, base
         except OSError:
             pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"uvicorn did not start on {base}")
-        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"the server did not start on {base}")
+
+
+# The longest a server may take to start: a safety net, never a measure (a busy machine
+# slows a start; bench/ measures how fast things are).
+SERVER_START = 60
+
+
+class _Listening:
+    """Reads a server's output until it says `line` (it listens), and echoes the rest to
+    this process's stderr, where the server's own went before, but uvicorn's `INFO:` lines
+    (they are only there for that `line`)."""
+
+    def __init__(self, pipe, line: bytes):
+        self.said = threading.Event()
+        self.ended = threading.Event()
+        self.pipe, self.line = pipe, line
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for raw in iter(self.pipe.readline, b""):
+            if not self.said.is_set() and self.line in raw:
+                self.said.set()
+            elif not raw.startswith(b"INFO:"):
+                os.write(2, raw)
+        self.ended.set()
+        self.said.set()  # ended without saying it: the caller sees the process gone
+
+    def wait(self, timeout: float) -> bool:
+        """True once the server said it listens; False when it ended first or timed out."""
+        return self.said.wait(timeout) and not self.ended.is_set()
 
 
 def stop_server(process: subprocess.Popen) -> None:
@@ -181,10 +217,17 @@ def log_in(context, app_url: str, user) -> None:
 SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", "/tmp/zodiac-screenshots"))
 
 
+# A full page is a large picture: on a busy machine one can take longer than an `expect`
+# waits. This is a safety net too, never a measure.
+SCREENSHOT_TIMEOUT = 120_000  # ms
+
+
 def screenshot(page, name: str) -> None:
     """Save a full-page screenshot for a person to look at (never compared by tests)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(
+        path=str(SCREENSHOTS / f"{name}.png"), full_page=True, timeout=SCREENSHOT_TIMEOUT
+    )
 
 
 def heard(page, campaign) -> None:
@@ -195,3 +238,43 @@ def heard(page, campaign) -> None:
         "(at) => Number(document.getElementById('live').dataset.cursor) >= at",
         arg=campaign.change_cursor,
     )
+
+
+# Nothing of the page's own is on its way or settling: no htmx request out, no swap settling,
+# no "Más acciones" or "Tarjeta entera" left to fill or on its way.
+QUIET = """() => !document.querySelector(
+  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, [data-lazy][aria-busy],'
+  + ' details[open] > [data-lazy] > a'
+)"""
+
+
+def quiet(page) -> None:
+    """Wait until `page` has nothing of its own on its way or settling (QUIET): what its
+    last answer does to it (a swap, its settle, a scroll that holds a place) is done."""
+    page.wait_for_function(QUIET)
+
+
+def frames(page, count: int = 10) -> None:
+    """Let `page` render `count` frames: what a frame shows once it has begun (a scroll, a
+    transition's first step) has shown by then, so a test can check it did not begin."""
+    page.evaluate(
+        """(count) => new Promise((done) => {
+            const next = (left) => (left ? requestAnimationFrame(() => next(left - 1)) : done());
+            next(count);
+        })""",
+        count,
+    )
+
+
+UNTIL = 30  # seconds: a safety net for `until`, never a measure
+
+
+def until(page, condition, what: str) -> None:
+    """Let `page` run, a frame at a time, until `condition()` holds: a fact on this side
+    (a request the test holds, a row written) that no `expect` can wait for. Gives up
+    after UNTIL seconds, so a page that never gets there fails the test, not hangs it."""
+    deadline = time.monotonic() + UNTIL
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(what)
+        frames(page, 1)

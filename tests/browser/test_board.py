@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import StateEvent
-from tests.browser.conftest import heard, log_in, screenshot
+from tests.browser.conftest import frames, heard, log_in, quiet, screenshot, until
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 
@@ -104,14 +104,6 @@ def held_posts(page, pattern):
     return held
 
 
-def wait_for(page, condition):
-    for _ in range(100):
-        if condition():
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the page never got there")
-
-
 def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
     """Another page changes Kenji while this page's tap on Aiko is on its way: the answer to
     the tap is newer than that news, yet it only holds Aiko's card, so Kenji's still
@@ -121,7 +113,7 @@ def test_news_of_another_card_during_a_tap_is_not_lost(browser, app_url, table):
     held = held_posts(page, "**/pj/*/accion/")
 
     card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
-    wait_for(page, lambda: held)
+    until(page, lambda: held, "the tap never went out")
     kenji = table["party"]["Kenji"]
     services.event_record(
         campaign=kenji.campaign,
@@ -299,7 +291,7 @@ def test_no_service_worker_stands_between_the_board_and_the_server(browser, app_
 
     page.reload()
 
-    wait_for(page, lambda: page.evaluate(count) == 0)
+    page.wait_for_function(f"() => {count}.then((n) => n === 0)")
 
 
 @pytest.mark.parametrize("width", [1280, 360])
@@ -344,7 +336,11 @@ def test_a_tap_at_phone_width_keeps_the_tapped_card_where_it_was(browser, app_ur
 
     mei.get_by_role("button", name="Heridas leve").tap()
     expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
-    page.wait_for_timeout(500)  # the settle, and any late scroll
+    # The answer swapped and settled (each holds the place), the news of the tap heard,
+    # and a scroll begun by any of them shown.
+    heard(page, table["campaign"])
+    quiet(page)
+    frames(page)
 
     after = card(page, "Mei").bounding_box()["y"]
     screenshot(page, "board-tap-kept-360")
@@ -366,8 +362,8 @@ def space_opens_without_scrolling(page, control, slot):
 
     page.keyboard.press("Space")
 
-    wait_for(page, lambda: held)
-    page.wait_for_timeout(300)  # a smooth scroll would have moved by now
+    until(page, lambda: held, "Space never asked for the chooser")
+    frames(page)  # a scroll the key began would have moved the page by then
     assert page.evaluate("scrollY") == before
     held[0].continue_()
     expect(slot).not_to_be_empty()

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import StateEvent
-from tests.browser.conftest import log_in, screenshot
+from tests.browser.conftest import heard, log_in, quiet, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 
@@ -463,7 +463,10 @@ def test_refusals_and_undo_break_no_content_security_rule(browser, app_url, tabl
     expect(page.locator("#toasts")).to_contain_text("Fatiga Leve")
     page.get_by_role("button", name="Deshacer").click()
     expect(page.locator("#toasts")).to_contain_text("Deshecho")
-    page.wait_for_timeout(300)
+    # Every answer swapped and settled, and the news of the undo heard: whatever they
+    # broke has been said on the console by then.
+    heard(page, table["campaign"])
+    quiet(page)
 
     assert not [p for p in problems if "Content Security Policy" in p], problems
 
@@ -472,12 +475,12 @@ def test_enter_in_a_choosers_text_field_applies_what_was_typed_or_nothing(browse
     page = open_board(browser, app_url, table)
     aiko = card(page, "Aiko")
     before = StateEvent.objects.count()
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
 
     aiko.get_by_role("button", name="Emoción grave").click()
     ask(page, "Aiko").get_by_label("Causa (lo que teme o combate; opcional)").fill("el oni")
     page.keyboard.press("Enter")
-    page.wait_for_timeout(500)
-    assert StateEvent.objects.count() == before  # terror or ira is the DJ's to choose
     expect(ask(page, "Aiko")).to_contain_text("Emoción grave: ¿cuál")
 
     aiko.get_by_role("button", name="Afección leve").click()
@@ -488,6 +491,10 @@ def test_enter_in_a_choosers_text_field_applies_what_was_typed_or_nothing(browse
     expect(page.locator("main")).to_contain_text("Veneno de fugu")
     expect(card(page, "Aiko").locator(".chip-name")).to_contain_text("Veneno de fugu")
     assert StateEvent.objects.order_by("-seq").first().event["source"] == "veneno de fugu"
+    # The Afección's is the page's one write: terror or ira is the DJ's to choose, so the
+    # first Enter sent nothing (what it sent would have gone out before the second's).
+    assert len(posts) == 1, posts
+    assert StateEvent.objects.count() == before + 1
 
 
 def test_a_fresh_board_has_nothing_to_undo(browser, app_url, table):

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.turn_order import Slot
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import quiet, screenshot
 from tests.browser.test_controls import card, kiso_table, open_board
 
 
@@ -24,18 +24,6 @@ def record(table, name, **event):
     return services.event_record(
         campaign=table["campaign"], character=table["party"][name], event=event
     )
-
-
-# Nothing of the board's own is on its way or settling: no request out, no swap settling,
-# no "Más acciones" or "Tarjeta entera" left to fill or on its way.
-QUIET = """() => !document.querySelector(
-  '.htmx-request, .htmx-settling, .htmx-swapping, .htmx-added, [data-lazy][aria-busy],'
-  + ' details[open] > [data-lazy] > a'
-)"""
-
-
-def quiet(page):
-    page.wait_for_function(QUIET)
 
 
 def open_more(page, name):

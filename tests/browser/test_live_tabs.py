@@ -12,7 +12,14 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import StateEvent
-from tests.browser.conftest import SCREENSHOTS, log_in, screenshot, start_server, stop_server
+from tests.browser.conftest import (
+    SCREENSHOTS,
+    log_in,
+    screenshot,
+    start_server,
+    stop_server,
+    until,
+)
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 OPEN = "#live[data-state='open']"
@@ -45,15 +52,6 @@ def tabs(context, url, count):
     for page in pages:
         expect(page.locator("#live")).to_have_attribute("data-state", "open")
     return pages
-
-
-def until(page, condition, what="the page never got there"):
-    """Wait, letting the page run, until `condition()` holds (at most 5 s)."""
-    for _ in range(100):
-        if condition():
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError(what)
 
 
 def card(page, name):
@@ -230,7 +228,7 @@ def test_the_not_recorded_warning_stays_when_news_of_that_card_arrives_meanwhile
     held = []
     page.route("**/pj/*/accion/", lambda route: held.append(route))  # the network holds every tap
     card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
-    until(page, lambda: held)
+    until(page, lambda: held, "the tap never went out")
     aiko = table["party"]["Aiko"]
     services.event_record(
         campaign=aiko.campaign,
@@ -303,7 +301,7 @@ def test_while_a_tap_hangs_news_of_other_cards_still_shows(browser, app_url, tab
     held = []
     page.route("**/pj/*/accion/", lambda route: held.append(route))
     card(page, "Mei").get_by_role("button", name="Heridas leve").click()
-    until(page, lambda: held)
+    until(page, lambda: held, "the tap never went out")
 
     wound(table["party"]["Kenji"], grade="grave")
 

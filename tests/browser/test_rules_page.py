@@ -47,9 +47,6 @@ def test_on_a_phone_the_keyboard_reaches_and_scrolls_the_wide_table(page, app_ur
     assert box.evaluate("el => el.scrollLeft") == 0
     page.keyboard.press("ArrowRight")
 
-    for _ in range(50):  # a smooth scroll takes a moment (wait_for_function: the CSP says no)
-        if box.evaluate("el => el.scrollLeft") > 0:
-            break
-        page.wait_for_timeout(50)
-    assert box.evaluate("el => el.scrollLeft") > 0
+    # A smooth scroll: it has begun once the box has moved at all.
+    page.wait_for_function("(el) => el.scrollLeft > 0", arg=box.element_handle())
     screenshot(page, "reglas-table-focused-360")

@@ -8,7 +8,14 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.models import Character, StateEvent
-from tests.browser.conftest import log_in, screenshot, set_real_password, start_server, stop_server
+from tests.browser.conftest import (
+    log_in,
+    screenshot,
+    set_real_password,
+    start_server,
+    stop_server,
+    until,
+)
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 640}
@@ -241,10 +248,7 @@ def test_a_dj_change_while_a_roll_is_on_its_way_keeps_the_roll_result(browser, a
     page.route("**/hoja/tirar/", lambda route: held.append(route))
 
     page.get_by_role("button", name=re.compile("^Tirar")).first.click()
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)
+    until(page, lambda: held, "the roll never went out")
     record(table["aiko"], kind="suffer", type="heridas", grade="leve")
     campaign = table["aiko"].campaign
     campaign.refresh_from_db()

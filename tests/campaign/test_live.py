@@ -5,7 +5,7 @@ it is tested against a real server in test_live_server.py.
 """
 
 import asyncio
-import time
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -260,10 +260,51 @@ def test_the_window_forgets_the_oldest_and_says_when_a_cursor_is_too_old():
 # --- The hub, in this process -----------------------------------------------------------
 
 
+SCENARIO = 30  # seconds: a safety net, so a scenario that never ends fails, never a measure
+
+
 def run(coroutine):
     """Run a scenario in an event loop of its own thread (this one may hold Playwright's)."""
     with ThreadPoolExecutor(max_workers=1) as thread:
-        return thread.submit(asyncio.run, asyncio.wait_for(coroutine, timeout=10)).result()
+        return thread.submit(asyncio.run, asyncio.wait_for(coroutine, timeout=SCENARIO)).result()
+
+
+class Watched(asyncio.Event):
+    """A hub's wake event that says when its poller is waiting on it: `idle` is set while
+    the poller waits for a wake, and `waited` each time it starts to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.idle = asyncio.Event()
+        self.waited = asyncio.Event()
+
+    async def wait(self) -> bool:
+        if not self.is_set():
+            self.idle.set()
+            self.waited.set()
+        try:
+            return await super().wait()
+        finally:
+            self.idle.clear()
+
+
+def watched(hub: Hub) -> Watched:
+    """Give `hub` a wake event that says when its poller waits (before any stream)."""
+    hub.wake = Watched()
+    return hub.wake
+
+
+async def until_idle(hub: Hub, wake: Watched) -> None:
+    """Until the hub's poller waits for a wake with nothing left to read: its first read
+    of a new campaign made and, on PostgreSQL, its LISTEN up (which reads once more)."""
+
+    def idle() -> bool:
+        listening = connection.vendor != "postgresql" or hub.listening
+        return listening and wake.idle.is_set() and not wake.is_set()
+
+    while not idle():
+        wake.waited.clear()
+        await wake.waited.wait()
 
 
 async def wound_elsewhere(character) -> None:
@@ -292,7 +333,9 @@ def test_the_hub_reads_each_advance_once_for_all_streams_of_a_campaign(campaign,
             return await real(function, *args, **kwargs)
 
         hub.query = counted
-        streams = [hub.follow(campaign.pk, since=start, current=start) for _ in range(5)]
+        streams = [
+            hub.follow(campaign.pk, since=start, current=start, heartbeat=None) for _ in range(5)
+        ]
         waiting = [asyncio.ensure_future(anext(s)) for s in streams]
         await asyncio.sleep(0)  # every stream is subscribed and waiting
         reads.clear()
@@ -319,7 +362,7 @@ def catch_up(campaign, *, start: int, window: int) -> list[Change]:
 
     async def scenario():
         hub = Hub(asyncio.get_running_loop(), tick=0.01, window=window)
-        stream = hub.follow(campaign.pk, since=start, current=now)
+        stream = hub.follow(campaign.pk, since=start, current=now, heartbeat=None)
         first = await anext(stream)
         await stream.aclose()
         await hub.close()
@@ -329,29 +372,22 @@ def catch_up(campaign, *, start: int, window: int) -> list[Change]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_write_committed_in_this_process_wakes_the_hub_without_waiting_for_a_tick(campaign, aiko):
+def test_a_write_committed_in_this_process_wakes_the_hub_without_waiting_for_a_tick(
+    campaign, aiko, monkeypatch
+):
     start = cursor(campaign)
+    monkeypatch.setattr(live, "LISTEN_TICK", None)  # no tick at all: only a wake reads
 
     async def scenario():
-        hub = Hub(asyncio.get_running_loop(), tick=60)  # a poll would come far too late
-        done = []
-        real = hub.query
-
-        async def counted(function, *args, **kwargs):
-            result = await real(function, *args, **kwargs)
-            done.append(function.__name__)
-            return result
-
-        hub.query = counted
+        hub = Hub(asyncio.get_running_loop(), tick=None)
+        wake = watched(hub)
         live._hub = hub  # what live.hub() makes for the server's loop
         try:
-            stream = hub.follow(campaign.pk, since=start, current=start)
+            stream = hub.follow(campaign.pk, since=start, current=start, heartbeat=None)
             waiting = asyncio.ensure_future(anext(stream))
-            while "changes_after" not in done:  # the new campaign's first read, then idle
-                await asyncio.sleep(0.01)
+            await until_idle(hub, wake)  # the new campaign's first read made
             await wound_elsewhere(aiko)  # its on_commit calls live.changed
-            async with asyncio.timeout(1):
-                first = await waiting
+            first = await waiting  # never, if nothing woke the hub (then run() gives up)
             await stream.aclose()
         finally:
             live._hub = None
@@ -391,7 +427,9 @@ def test_a_players_stream_skips_changes_of_other_pj(campaign, aiko, kenji, playe
 
     async def scenario():
         hub = Hub(asyncio.get_running_loop(), tick=0.01)
-        stream = hub.follow(campaign.pk, since=start, current=start, player=player.pk)
+        stream = hub.follow(
+            campaign.pk, since=start, current=start, player=player.pk, heartbeat=None
+        )
         waiting = asyncio.ensure_future(anext(stream))
         await wound_elsewhere(kenji)
         await wound_elsewhere(aiko)
@@ -425,23 +463,35 @@ def test_the_hub_renders_each_part_once_for_every_stream_that_asks(monkeypatch):
     from campaign.live import parts
 
     calls = []
+    rendering, done = asyncio.Event(), threading.Event()
 
     def render(campaign_id, lang, keys):
         calls.append((campaign_id, lang, list(keys)))
-        time.sleep(0.05)  # twenty streams ask while it renders
+        loop.call_soon_threadsafe(rendering.set)
+        done.wait(SCENARIO)  # the first render lasts until every stream has asked
         return {key: f"<p>{key[0]}</p>" for key in keys}
 
     monkeypatch.setattr(parts, "render", render)
 
     async def main():
-        hub = Hub(asyncio.get_running_loop())
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        hub = Hub(loop)
         try:
-            asks = [hub.parts(3, 12, "es", [("card", 7), ("panels",)]) for _ in range(20)]
+            first = asyncio.ensure_future(hub.parts(3, 12, "es", [("card", 7), ("panels",)]))
+            await rendering.wait()
+            asks = [hub.parts(3, 12, "es", [("card", 7), ("panels",)]) for _ in range(19)]
             asks.append(hub.parts(3, 12, "es", [("card", 8), ("panels",)]))
             asks.append(hub.parts(3, 13, "es", [("panels",)]))  # the next change: rendered anew
-            return await asyncio.gather(*asks)
+            asked = [asyncio.ensure_future(ask) for ask in asks]
+            await asyncio.sleep(0)  # each has asked (a task's first step runs before this)
+            done.set()
+            return await asyncio.gather(first, *asked)
         finally:
+            done.set()
             await hub.close()
+
+    loop = None
 
     results = run(main())
 
@@ -608,45 +658,36 @@ def test_settle_waits_for_no_one_without_streams_and_gives_up_on_a_slow_one(camp
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_write_of_this_process_reaches_its_streams_without_being_read_back(campaign, aiko):
-    from campaign.live import hub as live_hub
-
+def test_a_write_of_this_process_reaches_its_streams_without_being_read_back(
+    campaign, aiko, monkeypatch
+):
     start = cursor(campaign)
+    monkeypatch.setattr(live, "LISTEN_TICK", None)  # no tick at all: only a wake reads
 
     async def scenario():
-        hub = live_hub.Hub(asyncio.get_running_loop(), tick=60)  # no poll would find it
-        live_hub._hub = hub
+        hub = Hub(asyncio.get_running_loop(), tick=None)
+        wake = watched(hub)
+        live._hub = hub
         try:
-            reads, inflight = [], []
+            reads = []
             real = hub.query
 
             async def counted(function, *args, **kwargs):
                 reads.append(function.__name__)
-                inflight.append(function.__name__)
-                try:
-                    return await real(function, *args, **kwargs)
-                finally:
-                    inflight.pop()
+                return await real(function, *args, **kwargs)
 
             hub.query = counted
-            stream = hub.follow(campaign.pk, since=start, current=start)
+            stream = hub.follow(campaign.pk, since=start, current=start, heartbeat=None)
             waiting = asyncio.ensure_future(anext(stream))
-            # On PostgreSQL the hub reads once more when its LISTEN comes up: after that,
-            # once the hub is idle (under load that read can come late).
-            quiet = 0
-            for _ in range(200):
-                up = connection.vendor != "postgresql" or hub.listening
-                quiet = quiet + 1 if up and not hub.wake.is_set() and not inflight else 0
-                if quiet >= 3:
-                    break
-                await asyncio.sleep(0.05)
+            # Idle: the first read made and, on PostgreSQL, the one after LISTEN came up.
+            await until_idle(hub, wake)
             reads.clear()
             await wound_elsewhere(aiko)
-            batch = await asyncio.wait_for(waiting, 2)
+            batch = await waiting
             await stream.aclose()
             return batch, reads
         finally:
-            live_hub._hub = None
+            live._hub = None
             await hub.close()
 
     batch, reads = run(scenario())
