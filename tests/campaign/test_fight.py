@@ -282,7 +282,9 @@ def round_of(pj) -> dict:
 def pass_round(campaign, key: str = "") -> list[StateEvent]:
     records = []
     for i in range(len(now(campaign).order)):
-        records += services.fight_pass(campaign=campaign, idempotency_key=f"{key}{i}" if key else "")
+        records += services.fight_pass(
+            campaign=campaign, idempotency_key=f"{key}{i}" if key else ""
+        )
     return records
 
 

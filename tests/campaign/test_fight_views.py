@@ -590,6 +590,4 @@ def test_fuera_de_combate_of_one_of_a_group_keeps_the_groups_mark(dj_client, eff
         order=[Slot(pj=aiko.pk), Slot(pj=bandits[0].pk, also=(bandits[1].pk,), esfuerzo=False)],
     )
     services.fight_out(campaign=effort, character=bandits[0], why="huye")
-    assert selectors.fight_now(campaign=effort).order[1] == Slot(
-        pj=bandits[1].pk, esfuerzo=False
-    )
+    assert selectors.fight_now(campaign=effort).order[1] == Slot(pj=bandits[1].pk, esfuerzo=False)
