@@ -142,8 +142,7 @@ def turn_lost(states: list[dict]) -> bool:
     act. One stunned during this very turn (a Shock leve marked in its own turn, R13 of
     rules v2.2) has had that turn: the one it loses is its next."""
     return bool(states) and not any(
-        state["can_act"] or state.get("engine", {}).get("shock_leve_own_turn")
-        for state in states
+        state["can_act"] or state.get("engine", {}).get("shock_leve_own_turn") for state in states
     )
 
 
