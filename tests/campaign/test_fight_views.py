@@ -591,3 +591,32 @@ def test_fuera_de_combate_of_one_of_a_group_keeps_the_groups_mark(dj_client, eff
     )
     services.fight_out(campaign=effort, character=bandits[0], why="huye")
     assert selectors.fight_now(campaign=effort).order[1] == Slot(pj=bandits[1].pk, esfuerzo=False)
+
+
+def test_every_way_of_recording_a_blow_in_its_own_turn_says_so(dj_client, campaign, aiko, kenji):
+    """R13 (v2.2): a box's tap, a chooser's second tap (an Emoción's variant) and the
+    form without JavaScript, all during Aiko's turn; a blow on Kenji is not his turn."""
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    url = reverse("act", args=["kiso", aiko.pk])
+    blows = [
+        ({"action": "suffer", "type": "shock", "grade": "leve"}, HX),
+        ({"action": "suffer", "type": "emocion", "grade": "leve", "variant": "miedo"}, HX),
+        ({"action": "suffer", "type": "heridas", "grade": "leve"}, {}),  # no JavaScript
+    ]
+    for data, headers in blows:
+        response = dj_client.post(url, data, headers=headers)
+        assert response.status_code in (200, 302)
+        assert StateEvent.objects.order_by("-seq").first().event["own_turn"] is True
+    dj_client.post(
+        reverse("act", args=["kiso", kenji.pk]),
+        {"action": "suffer", "type": "shock", "grade": "leve"},
+        headers=HX,
+    )
+    assert "own_turn" not in StateEvent.objects.order_by("-seq").first().event
+    # Aiko's Fin de turno leaves her Shock leve; the toast says why.
+    token = selectors.fight_now(campaign=campaign).token
+    passed = dj_client.post(reverse("fight_pass", args=["kiso"]), {"turn": token}, headers=HX)
+    assert "se marcó en este mismo Turno" in passed.content.decode()
+    assert "Aiko pierde el turno" not in passed.content.decode()
+    aiko.snapshot.refresh_from_db()
+    assert aiko.snapshot.state["marks"]["shock"] == ["leve"]
