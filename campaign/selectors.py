@@ -212,6 +212,15 @@ def recent_events(*, campaign: Campaign, limit: int = RECENT) -> list[StateEvent
     )
 
 
+def round_reach(*, campaign: Campaign, fight: turn_order.Fight | None) -> QuerySet[Character]:
+    """Whom a campaign-wide round reaches: the party in play and, in `fight` (the one going
+    on), its combatants in play (PNJ on their own clock), by pk."""
+    reached = Q(pk__in=party_members(campaign=campaign).values("pk"))
+    if fight is not None:
+        reached |= Q(pk__in=fight.fighting)
+    return campaign.characters.filter(reached, archived_at__isnull=True).order_by("pk")
+
+
 def turn_end_missing(*, campaign: Campaign) -> list[Character]:
     """PJ, and PNJ in the fight going on, in Shock grave whose turn end was not recorded
     since the last round passed."""

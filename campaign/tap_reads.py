@@ -38,11 +38,12 @@ def undoable(event: StateEvent) -> bool:
 
 # The events one tap records share its idempotency key: the first has the key itself or
 # the key and a suffix (services.party and services.checks: ":t<pk>" turn ends, ":w<pk>"
-# watches, ":s<pk>" a Descanso's sleepers, ":c<n>" steps of a catch-up, ":r<n>" the rolls of
-# Tirar todas; services.pnj: ":a<pk>" an area blow's events, ":p<n>" the scores of each PNJ
-# the tap made, ":n<n>:p0" those of a PNJ the order page made).
+# watches, ":s<pk>" a Descanso's sleepers (before rules v2.2), ":c<n>" steps of a
+# catch-up, ":r<n>" the rolls of Tirar todas, ":q<pk>" a fight's round for one not
+# exerting itself (R27); services.pnj: ":a<pk>" an area blow's events, ":p<n>" the scores
+# of each PNJ the tap made, ":n<n>:p0" those of a PNJ the order page made).
 _PNJ_MADE = re.compile(r"(?::n\d+)?:p\d+$")
-_TAP_SUFFIX = re.compile(r":[tcwsra]\d+$|(?::n\d+)?:p\d+$")
+_TAP_SUFFIX = re.compile(r":[tcwsraq]\d+$|(?::n\d+)?:p\d+$")
 
 
 def tap_base(event: StateEvent) -> str:

@@ -14,8 +14,11 @@ so the history keeps it and Deshacer takes back a turn like any other tap:
 
 A slot is a character, PJ or PNJ, {"pj": pk, "init": n} (the key says "pj" for both: the
 logs kept it before there were PNJ), with {"also": [pk, ...]} for copies of one Plantilla
-that act together in one turn; or, in logs from before PNJ, someone named with no state,
-{"npc": n, "name": "Oni", "init": n}. "init" is the initiative typed, or None.
+that act together in one turn, and {"esfuerzo": false} when the DJ marked it as not
+exerting itself (R27: its rounds are then activo; a slot without the key exerts itself,
+as every fight recorded before rules v2.2 reads); or, in logs from before PNJ, someone
+named with no state, {"npc": n, "name": "Oni", "init": n}. "init" is the initiative
+typed, or None.
 The fight's round starts at 1; time passing (a round, or longer) starts the next round at
 the first slot. Passing the last slot's turn records the round with it (services.fight).
 
@@ -49,6 +52,9 @@ class Slot:
     name: str = ""
     init: int | None = None
     also: tuple[int, ...] = ()
+    # R27 (v2.2): whether its rounds count as esfuerzo (False: the DJ says it does not
+    # exert itself: it keeps watch, it hides).
+    esfuerzo: bool = True
 
     @property
     def key(self) -> tuple[str, int]:
@@ -65,13 +71,20 @@ class Slot:
             item: dict = {"pj": self.pj, "init": self.init}
             if self.also:
                 item["also"] = list(self.also)
+            if not self.esfuerzo:
+                item["esfuerzo"] = False
             return item
         return {"npc": self.npc, "name": self.name, "init": self.init}
 
     @classmethod
     def read(cls, item: dict) -> Slot:
         if item.get("pj") is not None:
-            return cls(pj=item["pj"], init=item.get("init"), also=tuple(item.get("also") or ()))
+            return cls(
+                pj=item["pj"],
+                init=item.get("init"),
+                also=tuple(item.get("also") or ()),
+                esfuerzo=item.get("esfuerzo") is not False,
+            )
         return cls(npc=item.get("npc"), name=item.get("name", ""), init=item.get("init"))
 
 
@@ -122,6 +135,15 @@ class Fight:
     def fighting(self) -> set[int]:
         """Every character in the order."""
         return {pk for s in self.order for pk in s.members}
+
+
+def turn_lost(states: list[dict]) -> bool:
+    """Whether a slot's turn is lost, from its members' stored states: none of them can
+    act. One stunned during this very turn (a Shock leve marked in its own turn, R13 of
+    rules v2.2) has had that turn: the one it loses is its next."""
+    return bool(states) and not any(
+        state["can_act"] or state.get("engine", {}).get("shock_leve_own_turn") for state in states
+    )
 
 
 def initiative_error() -> str:
@@ -329,14 +351,19 @@ def _slot(item: object, in_play: set[int]) -> Slot:
         raise ValidationError(initiative_error(), code="init")
     if "pj" in item:
         also = item.get("also", [])
+        if set(item) - {"pj", "init", "also", "esfuerzo"} or not isinstance(
+            item.get("esfuerzo", False), bool
+        ):
+            raise ValidationError(_("That is not a fight action."), code="invalid")
         if (
-            set(item) - {"pj", "init", "also"}
-            or not _pk_in(item["pj"], in_play)
+            not _pk_in(item["pj"], in_play)
             or not isinstance(also, list)
             or not all(_pk_in(pk, in_play) for pk in also)
         ):
             raise ValidationError(_("That PJ is not in play."), code="pj")
-        return Slot(pj=item["pj"], init=init, also=tuple(also))
+        return Slot(
+            pj=item["pj"], init=init, also=tuple(also), esfuerzo=item.get("esfuerzo") is not False
+        )
     name = item.get("name")
     if set(item) - {"npc", "name", "init"} or not _index(item.get("npc"), 10_000):
         raise ValidationError(_("That is not a fight action."), code="invalid")

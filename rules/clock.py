@@ -25,7 +25,8 @@ _T_WAKE, _T_INFECCION, _T_SIN_DESCANSO, _T_DEFERRED, _T_ESFUERZO = 5, 6, 7, 8, 9
 def advance(c: Char, target: int, activity: str, calm: bool, dice: Dice) -> None:  # noqa: C901
     """Move the clock to `target`, firing every timer that falls on the way, in time order."""
     if target > c.clock:
-        c.turn_ended = False  # time passing starts a new round (R13)
+        c.turn_ended = False  # time passing starts a new round (R13) ...
+        c.shock_leve_own_turn = False  # ... so the turn under way is over (v2.2)
     while True:
         asleep = c.asleep
         act = "reposo" if asleep else activity
@@ -148,6 +149,26 @@ def fall_asleep(
     if not descanso:
         extra["descanso"] = False
     c.emit(rule, "asleep", **extra)
+
+
+def sleep_on(c: Char, hours: int, dice: Dice) -> None:
+    """R24 with R23 (v2.2): the party lies down for `hours` while the PJ already sleeps.
+
+    Its sleep goes on until the party wakes, counted from when it fell asleep (the faint's
+    hours count towards the 6 of a Descanso). A faint (at most R24's 6 h from its check,
+    so shorter than the party's night) ends inside that sleep and the PJ sleeps on; waking
+    with the party is an ordinary waking: no `derribado`.
+    """
+    party_wake = c.clock + hours * HOUR
+    c.emit("R24", "sleeps_on", hours=hours)
+    faint_end = c.wake_at if c.faint else None
+    c.wake_at = party_wake
+    if faint_end is not None:
+        if faint_end < party_wake:
+            advance(c, faint_end, "reposo", True, dice)
+        c.faint = False
+        c.emit("R24", "faint_over")
+    advance(c, party_wake, "reposo", True, dice)
 
 
 def wake(c: Char, forced: bool, dice: Dice) -> None:

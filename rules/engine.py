@@ -83,7 +83,9 @@ class Char:
         "esfuerzo_minutes",
         "turn_ended",
         "shock_leve_rounds",
-        # not stored: the options and the effects of the event being applied
+        "shock_leve_own_turn",
+        # not stored: the blow's own_turn, the options and the effects of the event applied
+        "own_turn",
         "opt",
         "fx",
     )
@@ -123,19 +125,24 @@ class Char:
         self.esfuerzo_minutes = 0  # R27: whole minutes of the streak already judged
         self.turn_ended = False  # a turn_end since time last passed (R13, v2.1)
         self.shock_leve_rounds = 1  # round passes the marked Shock leve lasts without a turn end
+        # R13 (v2.2): the Shock leve was marked during the PJ's own turn, still under way:
+        # that turn's end does not unmark it (the next one does).
+        self.shock_leve_own_turn = False
+        self.own_turn = False  # the `suffer` being applied happens during the PJ's own turn
         self.opt = OPTION_DEFAULTS
         self.fx: list[Effect] | None = None
 
     # -- persistence -------------------------------------------------------------------------
 
-    _STORED = __slots__[:-2]
-    # Keys added by rules v2 and v2.1: a state stored before them resumes with these values.
+    _STORED = __slots__[:-3]
+    # Keys added by rules v2, v2.1 and v2.2: a state stored before them resumes with these.
     _ADDED = {
         "faint": False,
         "sleep_descanso": True,
         "esfuerzo_minutes": 0,
         "turn_ended": False,
         "shock_leve_rounds": 1,
+        "shock_leve_own_turn": False,
     }
 
     def to_engine(self) -> dict:
@@ -151,6 +158,7 @@ class Char:
                 setattr(c, name, value)
         except (KeyError, TypeError, ValueError) as exc:
             raise RuleError("bad_state") from exc
+        c.own_turn = False
         c.opt = OPTION_DEFAULTS
         c.fx = None
         return c
@@ -171,10 +179,14 @@ class Char:
             return
         self.marks[t] |= bit
         self.since[t + "." + g] = self.clock
+        own_turn = False
         if t == "shock" and g == "leve":
             # R13 (v2.1): it takes the PJ's next turn. Without turn ends recorded, that is
-            # this round's if the PJ's turn is still to come, else the next round's.
-            self.shock_leve_rounds = 2 if self.turn_ended else 1
+            # this round's if the PJ's turn is still to come, else the next round's. v2.2:
+            # marked during its own turn, it counts as marked after that turn ended.
+            own_turn = self.own_turn
+            self.shock_leve_own_turn = own_turn
+            self.shock_leve_rounds = 2 if self.turn_ended or own_turn else 1
         elif t == "heridas":
             if g == "grave":
                 self.infection_days = 0
@@ -182,6 +194,8 @@ class Char:
                 self.persistente_descansos = 0
                 self.surgery = False
         self.emit(rule, "mark", type=t, grade=g, **extra)
+        if own_turn:
+            self.emit("R13", "own_turn", type=t, grade=g)
 
     def unmark(self, t: str, g: str, rule: str) -> None:
         bit = BIT[g]
@@ -191,6 +205,8 @@ class Char:
         self.since.pop(t + "." + g, None)
         if t == "shock" and g == "persistente":
             self.shock_end = None
+        elif t == "shock" and g == "leve":
+            self.shock_leve_own_turn = False
         elif t == "emocion":
             self.emotion[g] = None
             if g == "grave":

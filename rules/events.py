@@ -164,7 +164,13 @@ def on_suffer(c: Char, ev: dict, index: int, dice: Dice) -> None:
             blow["source"] = source
     if "duration_minutes" in ev:
         blow["duration_minutes"] = _positive(ev, "duration_minutes", index, whole=True)
-    engine.suffer(c, t, g, "base", dice, blow)
+    # R13 (v2.2): a Shock leve this blow marks (directly or down a cascade) during the PJ's
+    # own turn takes its next turn, not the rest of this one.
+    c.own_turn = _bool(ev, "own_turn", index)
+    try:
+        engine.suffer(c, t, g, "base", dice, blow)
+    finally:
+        c.own_turn = False
 
 
 def _curacion(c: Char, ev: dict, index: int) -> bool:
@@ -233,8 +239,13 @@ def on_time(c: Char, ev: dict, index: int, dice: Dice) -> None:
 
 
 def on_turn_end(c: Char, ev: dict, index: int, dice: Dice) -> None:
-    # R13: the turn a Shock leve took is over; a Shock grave asks for its TS VOL.
-    c.unmark("shock", "leve", "R13")
+    # R13: the turn a Shock leve took is over; a Shock grave asks for its TS VOL. v2.2: a
+    # Shock leve marked during this very turn stays, for the PJ's next turn to end it.
+    if c.shock_leve_own_turn:
+        c.shock_leve_own_turn = False
+        c.emit("R13", "kept", type="shock", grade="leve")
+    else:
+        c.unmark("shock", "leve", "R13")
     if c.marks["shock"] & GRAVE:
         c.raise_check("shock_grave_fin_turno")
     c.turn_ended = True
@@ -250,7 +261,10 @@ def on_sleep(c: Char, ev: dict, index: int, dice: Dice) -> None:
 
 def on_descanso(c: Char, ev: dict, index: int, dice: Dice) -> None:
     if c.asleep:
-        raise RuleError("asleep_already", index=index, field="kind")
+        # R24 with R23 (v2.2): the party lies down for its Descanso around a PJ already
+        # asleep (its own sleep or the faint): it sleeps on with them.
+        clock.sleep_on(c, DESCANSO_HOURS, dice)
+        return
     _sleep(c, DESCANSO_HOURS, True, dice)
 
 

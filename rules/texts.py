@@ -202,7 +202,8 @@ def _title(type_: object, grade: object, variant: object, lang: str) -> str:
     return title.strip()
 
 
-# R13 (v2.1): a Shock leve marked after the PJ's turn ended this round takes next round's.
+# R13 (v2.1): a Shock leve marked after the PJ's turn ended this round takes next round's;
+# v2.2: so does one marked during the PJ's own turn.
 _SHOCK_LEVE_NEXT_ROUND = {
     "es": "Al final de su próximo Turno, el de la Ronda siguiente (sin fin de Turno anotado, "
     "al pasar esa Ronda).",
@@ -248,10 +249,9 @@ def card(
     key = (type, grade, variant) if variant else (type, grade)
     text = dict(CARDS[key][code])
     engine = engine or {}
-    if (
-        key == ("shock", "leve")
-        and engine.get("shock_leve_rounds") == 2
-        and engine.get("turn_ended")
+    if key == ("shock", "leve") and (
+        engine.get("shock_leve_own_turn")
+        or (engine.get("shock_leve_rounds") == 2 and engine.get("turn_ended"))
     ):
         text["ends"] = _SHOCK_LEVE_NEXT_ROUND[code]
     if key == ("shock", "persistente") and engine.get("asleep"):

@@ -179,6 +179,17 @@ _PHRASES: dict[str, tuple[str, str]] = {
         "Already had a Long rest today: no effect",
     ),
     "nothing": ("Sin más efecto", "No further effect"),
+    # R13 (v2.2): a Shock leve marked during the PJ's own turn, and that turn's end.
+    "own_turn": (
+        "Marcado en su propio Turno: le quita el siguiente",
+        "Marked during its own turn: it takes the next one",
+    ),
+    "kept": (
+        "{title} sigue: se marcó en este mismo Turno",
+        "{title} stays: it was marked during this very turn",
+    ),
+    # R24 with R23 (v2.2): the faint's end inside the party's sleep.
+    "faint_over": ("Se acaba el desmayo: sigue durmiendo", "The faint is over: sleeps on"),
     "surgery": (
         "Cirugía con éxito: la TS de Heridas persistentes llega cada semana",
         "Successful surgery: the Persistent Wounds save comes every week",
@@ -212,6 +223,10 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
         if effect.get("descanso") is False:
             text += ", not a Long rest" if en else ", sin contar como Descanso"
         return text
+    if change == "sleeps_on":
+        hours = effect.get("hours")
+        text = "Sleeps on with the party" if en else "Sigue durmiendo con el grupo"
+        return f"{text} ({hours} h)" if isinstance(hours, int) else text
     if change == "awake":
         if effect.get("forced"):
             return "Woken by force" if en else "Despierta a la fuerza"

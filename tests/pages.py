@@ -53,8 +53,8 @@ class Visitor:
 
 def stage() -> dict:
     """The Demo campaign (two past sessions) plus an evening in progress: a session open,
-    a fight on (with a name-only slot of an older log, a group of PNJ and the DJ's
-    reminders), a pending TS, a secret Afección, a catalogue entry, a Plantilla and PNJ
+    a fight on (with a name-only slot of an older log, a group of PNJ, the DJ's reminders
+    and, prolonged effort on, one not exerting itself), a pending TS, a secret Afección, a catalogue entry, a Plantilla and PNJ
     (enemies, an ally, an archived one), a PJ with no player yet (with an invitation), an
     archived PJ and a one-time password link."""
     call_command("demo", stdout=StringIO())
@@ -89,13 +89,16 @@ def stage() -> dict:
     invitation = services.invitation_create(character=yumi, by=dj)
     gone = services.character_create(campaign=campaign, name="Hiro", actor=dj)
     services.character_archive(character=gone)
+    # Prolonged effort on, Aiko not exerting herself: the order page's boxes (R27).
+    campaign.esfuerzo_prolongado = True
+    campaign.save(update_fields=["esfuerzo_prolongado"])
     services.fight_start(
         campaign=campaign,
         order=[
             Slot(pj=pj["Kenji"].pk),
             Slot(npc=1, name="Oni"),
             Slot(pj=bandidos[0].pk, also=(bandidos[1].pk,)),
-            Slot(pj=pj["Aiko"].pk),
+            Slot(pj=pj["Aiko"].pk, esfuerzo=False),
         ],
         actor=dj,
     )

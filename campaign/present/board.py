@@ -12,7 +12,7 @@ from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
 from ..selectors import BoardView, pnj_made, tap_base
 from ..taps import CALCULATOR_ATTRIBUTES
-from ..turn_order import OUT_WHY, Fight, slot_name
+from ..turn_order import OUT_WHY, Fight, slot_name, turn_lost
 from . import lang
 from .card import Card, board_card
 from .figures import clock_parts
@@ -112,7 +112,7 @@ def fight_view(
                 "next": slot is now.next_slot and i != now.current,
                 "away": slot.pj is not None and not acting,  # archived meanwhile
                 # The turn is lost when none of it can act (a group: none of its copies).
-                "cannot_act": bool(acting) and not any(c.snapshot.state["can_act"] for c in acting),
+                "cannot_act": turn_lost([c.snapshot.state for c in acting]),
             }
         )
     current = slots[now.current] if 0 <= now.current < len(slots) else None

@@ -7,7 +7,6 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -34,8 +33,8 @@ from ..selectors import (
     fight_now,
     in_play_ids,
     open_session,
-    party_members,
     pnj_made,
+    round_reach,
     snapshot_before,
     tap_of,
 )
@@ -85,6 +84,14 @@ def _event_checked(
         raise ValidationError(_("An event must be plain JSON."), code="invalid_event") from None
 
 
+def _turn_of(campaign: Campaign, character: Character) -> bool:
+    """Whether a fight is on and its turn is `character`'s (its slot's: a group's copies
+    share one turn). A blow then lands during its own turn (R13)."""
+    now = fight_now(campaign=campaign)
+    slot = now.current_slot if now is not None else None
+    return slot is not None and character.pk in slot.members
+
+
 def _dated(campaign: Campaign, recorded_at: datetime | None) -> datetime:
     """When the next event of the log happened: `recorded_at` (never before the previous
     event), or now."""
@@ -128,14 +135,10 @@ def _targets(
         targets = []
     else:
         # The party; a round in a fight reaches its combatants too (PNJ on their own clock).
-        reached = Q(pk__in=party_members(campaign=campaign).values("pk"))
-        if stored["kind"] == "time" and "rounds" in stored:
-            if (now := fight_now(campaign=campaign)) is not None:
-                reached |= Q(pk__in=now.fighting)
-        in_play = campaign.characters.filter(reached, archived_at__isnull=True)
-        targets = [
-            c for c in in_play.select_related("snapshot").order_by("pk") if c.pk not in leave_out
-        ]
+        round_in_fight = stored["kind"] == "time" and "rounds" in stored
+        now = fight_now(campaign=campaign) if round_in_fight else None
+        in_play = round_reach(campaign=campaign, fight=now)
+        targets = [c for c in in_play.select_related("snapshot") if c.pk not in leave_out]
         if not targets:
             raise ValidationError(
                 _("No PJ of the party is in play for a campaign-wide event."),
@@ -167,7 +170,9 @@ def event_record(
 
     The rules validate it against the current snapshot(s): a RuleError propagates and
     nothing is written. A repeated idempotency key returns the first event untouched.
-    The event is stored with a fresh dice `seed`; an open session is attached.
+    The event is stored with a fresh dice `seed`; an open session is attached. A `suffer`
+    for the one whose turn it is in the fight going on (PJ or PNJ) is stored with
+    `own_turn: true` (R13: a Shock leve it marks takes the next turn).
 
     `for_player`: the event is a player's own tap on their sheet; it is Gone (nothing
     written) when, once the lock is held, they no longer play `character` (the DJ took it
@@ -194,6 +199,9 @@ def event_record(
 
         stored = {k: v for k, v in event.items() if k != "seed"}
         stored["seed"] = _fresh_seed()
+        if stored["kind"] == "suffer" and "own_turn" not in stored and character is not None:
+            if _turn_of(campaign, character):
+                stored["own_turn"] = True  # R13 (v2.2): a Shock leve then takes its next turn
         targets = _targets(campaign, character, stored, leave_out)
         options = campaign.rule_options()
         results = []
@@ -241,8 +249,8 @@ def event_record(
 
 def tap_key(key: str, suffix: str) -> str:
     """The idempotency key of one of the events a tap records: the tap's key and a suffix
-    (":t<pk>", ":w<pk>", ":s<pk>", ":c<n>", ":r<n>"), by which selectors.tap_of finds them
-    together."""
+    (":t<pk>", ":w<pk>", ":s<pk>", ":c<n>", ":r<n>", ":q<pk>"), by which selectors.tap_of
+    finds them together."""
     return f"{key}{suffix}"[:100] if key else ""
 
 

@@ -122,13 +122,13 @@ def fight_pass(
         lost = False
         if slot is not None and slot.members:
             # Everyone of the slot (a group: each copy) ends its turn; the turn is lost
-            # when none of them could act.
+            # when none of them could act (turn_order.turn_lost).
             acting = list(
                 campaign.characters.filter(pk__in=slot.members, archived_at__isnull=True)
                 .select_related("snapshot")
                 .order_by("pk")
             )
-            lost = bool(acting) and not any(c.snapshot.state["can_act"] for c in acting)
+            lost = turn_order.turn_lost([c.snapshot.state for c in acting])
             records += [
                 turn_end_record(campaign=campaign, character=c, actor=actor, key=idempotency_key)
                 for c in acting

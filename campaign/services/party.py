@@ -1,5 +1,6 @@
-"""The party's time: time or a Descanso for every PJ in play (some keeping watch), a PJ
-catching up with the party's clock, and rounds (with the turn ends they need)."""
+"""The party's time: time or a Descanso for every PJ in play (some keeping watch, those
+asleep sleeping on), a PJ catching up with the party's clock, and rounds (with the turn
+ends they need, and in a fight each one's effort)."""
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -7,7 +8,13 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from ..models import Campaign, Character, CharacterSnapshot, StateEvent
-from ..selectors import campaign_clock, fight_now, party_ids, party_members, turn_end_missing
+from ..selectors import (
+    campaign_clock,
+    fight_now,
+    party_members,
+    round_reach,
+    turn_end_missing,
+)
 from .changes import lock
 from .events import event_record, tap_done, tap_key
 
@@ -26,10 +33,6 @@ def _no_fight_on(campaign: Campaign) -> None:
         )
 
 
-# A Descanso's 8 hours for a PJ already asleep: its sleep going on (resting, should it wake).
-SLEEP_ON = {"kind": "time", "hours": 8, "activity": "reposo"}
-
-
 def party_event(
     *,
     campaign: Campaign,
@@ -40,8 +43,9 @@ def party_event(
 ) -> list[StateEvent]:
     """Time or a Descanso for the party, in one transaction, while the PJ in `watch` keep
     watch: they stay awake and get the same time as activity, with what that brings (a
-    Descanso's 8 hours, for a Descanso). A PJ already asleep at a Descanso sleeps on: 8
-    hours of its sleep (resting, should it wake). The events recorded, the party's first."""
+    Descanso's 8 hours, for a Descanso). A PJ already asleep (its own sleep, or R24's
+    faint) and not on watch sleeps on with the party (rules v2.2: the Descanso reaches it
+    too, and it wakes with them). The events recorded, the party's first."""
     if event.get("kind") not in ("time", "descanso"):
         raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
     with transaction.atomic():
@@ -49,21 +53,14 @@ def party_event(
         if done := tap_done(campaign, idempotency_key):
             return done
         _no_fight_on(campaign)
-        party = party_members(campaign=campaign)
-        watchers = list(party.filter(pk__in=watch))
-        sleepers = []
-        if event["kind"] == "descanso":  # a Descanso of one asleep is no event of the rules
-            sleepers = list(party.filter(snapshot__state__asleep=True).exclude(pk__in=watch))
-            if party_ids(campaign=campaign) <= {c.pk for c in watchers + sleepers}:
-                # Nobody awake to take it: the party's 8 hours are its sleep going on.
-                event, sleepers = dict(SLEEP_ON), []
+        watchers = list(party_members(campaign=campaign).filter(pk__in=watch))
         records = [
             event_record(
                 campaign=campaign,
                 event=event,
                 actor=actor,
                 idempotency_key=tap_key(idempotency_key, ""),
-                leave_out=frozenset(c.pk for c in watchers + sleepers),
+                leave_out=frozenset(c.pk for c in watchers),
             )
         ]
         if event["kind"] == "descanso":
@@ -79,16 +76,6 @@ def party_event(
                     event=awake,
                     actor=actor,
                     idempotency_key=tap_key(idempotency_key, f":w{watcher.pk}"),
-                )
-            )
-        for sleeper in sleepers:
-            records.append(
-                event_record(
-                    campaign=campaign,
-                    character=sleeper,
-                    event=dict(SLEEP_ON),
-                    actor=actor,
-                    idempotency_key=tap_key(idempotency_key, f":s{sleeper.pk}"),
                 )
             )
     return records
@@ -197,17 +184,62 @@ def round_records(
 ) -> list[StateEvent]:
     """The round's events, inside the caller's transaction: the turn ends still missing
     (turn_end_missing), then one round of time, keyed as one tap (the round's own key is
-    `idempotency_key` plus `suffix`)."""
+    `idempotency_key` plus `suffix`).
+
+    In a fight with the option `esfuerzo_prolongado` (R27, rules v2.2), the round is
+    esfuerzo for each one of the order who can act as it passes (and has a FUE score for
+    the rule to count), unless the DJ marked it as not exerting itself: the round reaches
+    them as one `esfuerzo` event, after a plain round for each of the others it reaches
+    (keyed ":q<pk>"), so that every round stays one campaign-wide event."""
     records = [
         turn_end_record(campaign=campaign, character=character, actor=actor, key=idempotency_key)
         for character in turn_end_missing(campaign=campaign)
     ]
+    exerting, others = _effort(campaign)
+    round_event: dict = {"kind": "time", "rounds": 1}
+    if exerting:
+        for character in others:
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    character=character,
+                    event=dict(round_event),
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, f":q{character.pk}"),
+                )
+            )
+        round_event["activity"] = "esfuerzo"
     records.append(
         event_record(
             campaign=campaign,
-            event={"kind": "time", "rounds": 1},
+            event=round_event,
             actor=actor,
             idempotency_key=tap_key(idempotency_key, suffix),
+            leave_out=frozenset(c.pk for c in others) if exerting else frozenset(),
         )
     )
     return records
+
+
+def _effort(campaign: Campaign) -> tuple[list[Character], list[Character]]:
+    """R27 (v2.2): those a fight's round reaches who exert themselves in it, and the others
+    it reaches ([] and [] but in a fight with the option on)."""
+    if not campaign.esfuerzo_prolongado:
+        return [], []
+    now = fight_now(campaign=campaign)
+    if now is None:
+        return [], []
+    calm = {pk for slot in now.order if not slot.esfuerzo for pk in slot.members}
+    exerting, others = [], []
+    for character in round_reach(campaign=campaign, fight=now).select_related("snapshot"):
+        state = character.snapshot.state
+        if (
+            character.pk in now.fighting
+            and character.pk not in calm
+            and state["can_act"]
+            and "FUE" in state["engine"]["scores"]
+        ):
+            exerting.append(character)
+        else:
+            others.append(character)
+    return exerting, others

@@ -2,6 +2,7 @@
 set up (side, party, what players see), put in a fight or taken out of it, and hit together
 (the area blow). Their log, rules and card are a PJ's (services.characters, events)."""
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -228,7 +229,7 @@ def fight_out(
         rest = [pk for pk in slot.members if pk != character.pk]
         order = list(now.order)
         if rest:
-            order[where] = turn_order.Slot(pj=rest[0], also=tuple(rest[1:]), init=slot.init)
+            order[where] = dataclasses.replace(slot, pj=rest[0], also=tuple(rest[1:]))
         else:
             order.pop(where)
         if not order:

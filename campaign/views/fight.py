@@ -62,8 +62,10 @@ class Row:
     turn, "new:<n>:<template>:<side>:<first>:<count>", their name's stem in the name field),
     or, in a fight from before PNJ, someone named with no card ("npc:<n>")."""
 
-    def __init__(self, slot: str, name: str = "", init: str = "") -> None:
+    def __init__(self, slot: str, name: str = "", init: str = "", calm: bool = False) -> None:
         self.slot, self.name, self.init = slot, name, init
+        # R27 (rules v2.2): the DJ marked it as not exerting itself ("no se esfuerza").
+        self.calm = calm
         self.error = ""
         self.label = name
 
@@ -108,11 +110,13 @@ def _rows_from(request: AuthedHttpRequest) -> list[Row]:
     slots = request.POST.getlist("slot")[: turn_order.SLOTS_MAX + 1]
     names = request.POST.getlist("name")
     inits = request.POST.getlist("init")
+    calm = set(request.POST.getlist("calm"))  # each box's value is its line's slot
     return [
         Row(
             slot,
             _name(names[i] if i < len(names) else "")[: turn_order.NAME_MAX * 2],
             (inits[i] if i < len(inits) else "").strip()[:12],
+            slot in calm,
         )
         for i, slot in enumerate(slots)
     ]
@@ -126,6 +130,7 @@ def _rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
             "pj:" + "+".join(map(str, s.members)) if s.pj is not None else f"npc:{s.npc}",
             s.name,
             "" if s.init is None else str(s.init),
+            not s.esfuerzo,
         )
         for s in now.order
     ]
@@ -270,7 +275,11 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
             if not all(pk in in_play for pk in members):
                 row.error, ok = _("This one is no longer in play: take it out."), False
                 continue
-            slots.append(turn_order.Slot(pj=members[0], also=tuple(members[1:]), init=init))
+            slots.append(
+                turn_order.Slot(
+                    pj=members[0], also=tuple(members[1:]), init=init, esfuerzo=not row.calm
+                )
+            )
         elif row.new is not None:
             names = row.new.names(row.name)
             if not row.name or max(map(len, names)) > turn_order.NAME_MAX:
@@ -283,7 +292,11 @@ def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
                 row.error, ok = _("That line is no longer in the order."), False
                 continue
             # PNJ made when the order is saved (_made): the line's number for now.
-            slots.append(turn_order.Slot(npc=-(row.new.number), name=row.name, init=init))
+            slots.append(
+                turn_order.Slot(
+                    npc=-(row.new.number), name=row.name, init=init, esfuerzo=not row.calm
+                )
+            )
         elif row.npc is not None:
             if not row.name:
                 row.error, ok = _("Give it a name."), False
@@ -343,6 +356,7 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
                 else:
                     return redirect("board", slug=campaign.slug)
     names = selectors.character_names(campaign=campaign)
+    templates = {t.pk: t for t in campaign.templates.all()}
     for row in rows:
         row.label = (
             ", ".join(names.get(pk, "?") for pk in row.members)
@@ -350,6 +364,8 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
             else ", ".join(_names_of(row)) or row.name
         )
         pnj = row.pj is not None and row.pj in in_play and in_play[row.pj].is_pnj
+        # R27 needs a FUE score: without one, a line's rounds are never esfuerzo.
+        row.no_fue = campaign.esfuerzo_prolongado and _no_fue(row, in_play, templates)  # type: ignore[attr-defined]
         row.hint = (  # type: ignore[attr-defined]  # for the template
             _("group")
             if len(row.members) > 1
@@ -379,6 +395,14 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     return render(request, TEMPLATE, context, status=status)
 
 
+def _no_fue(row: Row, in_play: dict, templates: dict) -> bool:
+    """Whether one of a line's characters (or the Plantilla of its new PNJ) has no FUE."""
+    if row.new is not None:
+        template = templates.get(row.new.template)
+        return template is None or "FUE" not in template.attributes
+    return any(pk in in_play and "FUE" not in in_play[pk].attributes for pk in row.members)
+
+
 def _made(
     request: AuthedHttpRequest, campaign: Campaign, rows: list[Row], slots: list
 ) -> list[turn_order.Slot]:
@@ -402,7 +426,11 @@ def _made(
             )[0].pk
             for i, name in enumerate(row.new.names(row.name))
         ]
-        out.append(turn_order.Slot(pj=made[0], also=tuple(made[1:]), init=slot.init))
+        out.append(
+            turn_order.Slot(
+                pj=made[0], also=tuple(made[1:]), init=slot.init, esfuerzo=slot.esfuerzo
+            )
+        )
     return out
 
 

@@ -291,3 +291,74 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     expect(first.locator("#live")).to_have_attribute("data-state", "open")
     pass_turn(first, "Oni")  # the DJ's own next step
     expect(banner).to_have_count(0)
+
+
+# -- rules v2.2 ------------------------------------------------------------------------------
+
+
+def test_a_shock_leve_given_in_its_own_turn_outlives_that_turn_and_ends_at_the_next(browser, table):
+    """(a) of the second table: Kenji, shocked during his own turn, lost nothing under
+    v2.1 (his Fin de turno ended it). Now it takes his next turn, next round's."""
+    page = board_page(browser, table)
+    start_fight(page)  # Kenji, Oni, Aiko, Bandido, Ren
+    kenji = card(page, "Kenji")
+    kenji.get_by_role("button", name="Shock leve").click()
+    expect(kenji.locator(".badge-danger")).to_be_visible()
+    ends = kenji.locator(".ealt-ends", has_text="Turno")
+    expect(ends).to_contain_text("Ronda siguiente")  # the card's Termina says which turn
+    expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Kenji")  # not lost
+    screenshot(page, "fight-own-turn-shock-1280")
+
+    pass_turn(page, "Turno de Oni")
+
+    expect(page.locator("#toasts")).to_contain_text("Fin del turno de Kenji")
+    expect(page.locator("#toasts")).to_contain_text("se marcó en este mismo Turno")
+    expect(kenji.locator(".badge-danger")).to_be_visible()  # his Fin de turno left it
+    for name in ("Aiko", "Bandido", "Ren"):
+        pass_turn(page, f"Turno de {name}")
+    pass_turn(page, "Kenji no puede actuar: pierde el turno")  # round 2: the turn it takes
+    expect(page.locator("#fight")).to_contain_text("Combate · ronda 2")
+    expect(kenji.locator(".badge-danger")).to_be_visible()
+    screenshot(page, "fight-own-turn-shock-next-round-1280")
+
+    pass_turn(page, "Turno de Oni")
+
+    expect(kenji.locator(".badge-danger")).to_have_count(0)
+    kenji_pj = table["party"]["Kenji"]
+    kenji_pj.snapshot.refresh_from_db()
+    assert kenji_pj.snapshot.state["marks"]["shock"] == []
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_order_page_marks_one_as_not_exerting_itself(browser, table, width):
+    campaign = table["campaign"]
+    campaign.esfuerzo_prolongado = True
+    campaign.save(update_fields=["esfuerzo_prolongado"])
+    page = board_page(browser, table, width=width)
+    page.get_by_role("link", name="Empezar combate").click()
+    expect(page.get_by_text("Esfuerzo prolongado activado")).to_be_visible()
+    ren = page.get_by_role("checkbox", name="Ren: no se esfuerza")
+    expect(ren).not_to_be_checked()
+    ren.check()
+    page.get_by_label("Nombre o plantilla (PNJ nuevo)").fill("Arquero")
+    page.get_by_role("button", name="Añadir", exact=True).last.click()
+    expect(page.get_by_role("checkbox", name="Arquero: no se esfuerza")).to_be_visible()
+    expect(page.locator(".fight-row", has_text="Arquero")).to_contain_text("sin FUE")
+    expect(page.get_by_role("checkbox", name="Ren: no se esfuerza")).to_be_checked()  # kept
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, f"fight-order-effort-{width}")
+
+    page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
+    expect(page.locator("#fight")).to_contain_text("Turno de Aiko")
+    order = selectors.fight_now(campaign=campaign).order
+    assert [s.esfuerzo for s in order] == [True, True, False, True]  # Aiko, Kenji, Ren, Arquero
+
+    page.get_by_role("link", name="Cambiar orden").click()
+    expect(page.get_by_role("checkbox", name="Ren: no se esfuerza")).to_be_checked()
+    page.get_by_role("checkbox", name="Ren: no se esfuerza").uncheck()
+    page.get_by_role("checkbox", name="Kenji: no se esfuerza").check()
+    screenshot(page, f"fight-order-effort-change-{width}")
+    page.get_by_role("button", name="Guardar el orden").last.click()
+    expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Aiko")
+    order = selectors.fight_now(campaign=campaign).order
+    assert [s.esfuerzo for s in order] == [True, False, True, True]

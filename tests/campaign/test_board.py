@@ -773,23 +773,47 @@ def test_a_party_descanso(dj_client, campaign, aiko, kenji):
 
 
 def test_a_party_descanso_lets_those_already_asleep_sleep_on(dj_client, campaign, aiko, kenji):
+    # Rules v2.2: the party's Descanso reaches Aiko, asleep already; she sleeps on with
+    # them and wakes with them, rested.
     dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
     services.event_record(campaign=campaign, character=aiko, event={"kind": "sleep"})
 
     response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
 
     assert response.status_code == 200
-    assert events(campaign, character=None)[-1]["kind"] == "descanso"  # Kenji's
-    slept = events(campaign, character=aiko)[-1]
-    assert {k: slept[k] for k in ("kind", "hours", "activity")} == {
-        "kind": "time",
-        "hours": 8,
-        "activity": "reposo",
-    }
-    asleep, awake = character_state(character=aiko), character_state(character=kenji)
-    assert asleep["asleep"] and asleep["clock"] == awake["clock"] == 24 * 3600
-    kenji.snapshot.refresh_from_db()
-    assert kenji.snapshot.state["engine"]["last_descanso"] == 24 * 3600  # his Descanso
+    descanso = last(campaign)
+    assert descanso.event["kind"] == "descanso" and descanso.character is None
+    assert set(descanso.effects) == {str(aiko.pk), str(kenji.pk)}
+    assert "Sigue durmiendo con el grupo" in response.content.decode()
+    for pj in (aiko, kenji):
+        state = character_state(character=pj)
+        assert not state["asleep"] and state["clock"] == 24 * 3600
+        pj.snapshot.refresh_from_db()
+        assert pj.snapshot.state["engine"]["last_descanso"] == 24 * 3600
+
+
+def test_a_pj_fainted_when_the_party_lies_down_wakes_rested_with_them(
+    dj_client, campaign, aiko, kenji
+):
+    # The second table's case (b): a day without Descanso, Aiko fails her TS VOL and
+    # faints (1 h); the party lies down at once. Under v2.1 she woke alone after that hour
+    # and lay awake: no Descanso, another TS VOL a day later.
+    dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "1", "unit": "days"})
+    for pj in (aiko, kenji):
+        services.event_record(
+            campaign=campaign,
+            character=pj,
+            event={"kind": "save", "check": "sin_descanso", "success": pj == kenji, "roll": 1},
+        )
+    assert character_state(character=aiko)["asleep"]
+
+    dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
+
+    state = character_state(character=aiko)
+    assert not state["asleep"] and state["clock"] == 32 * 3600
+    assert state["marks"]["fatiga"] == [] and "derribado" not in state["specials"]
+    dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
+    assert character_state(character=aiko)["pending"] == []
 
 
 def test_deshacer_takes_back_a_party_descanso_with_its_sleepers_whole(
@@ -798,18 +822,19 @@ def test_deshacer_takes_back_a_party_descanso_with_its_sleepers_whole(
     dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "16", "unit": "hours"})
     services.event_record(campaign=campaign, character=aiko, event={"kind": "sleep"})
     dj_client.post(reverse("party_descanso", args=["kiso"]), {"key": "descanso-1"}, headers=HX)
-    latest = last(campaign)  # Aiko's 8 h of sleep, the tap's last event
+    latest = last(campaign)
 
     response = dj_client.post(reverse("undo", args=["kiso"]), {"seq": latest.seq}, headers=HX)
 
     assert response.status_code == 200
     for pj in (aiko, kenji):
         assert character_state(character=pj)["clock"] == 16 * 3600
+    assert character_state(character=aiko)["asleep"]  # asleep as she was
     tapped = StateEvent.objects.filter(campaign=campaign, idempotency_key__contains="descanso-1")
-    assert tapped.count() == 2 and all(e.is_void for e in tapped)
+    assert tapped.count() == 1 and all(e.is_void for e in tapped)
 
 
-def test_a_party_descanso_with_everyone_asleep_is_8_hours_of_their_sleep(
+def test_a_party_descanso_with_everyone_asleep_is_their_sleep_going_on(
     dj_client, campaign, aiko, kenji
 ):
     for pj in (aiko, kenji):
@@ -818,11 +843,26 @@ def test_a_party_descanso_with_everyone_asleep_is_8_hours_of_their_sleep(
     response = dj_client.post(reverse("party_descanso", args=["kiso"]), headers=HX)
 
     assert response.status_code == 200
-    party = events(campaign, character=None)[-1]
-    assert (party["kind"], party["hours"], party["activity"]) == ("time", 8, "reposo")
+    assert events(campaign, character=None)[-1]["kind"] == "descanso"
     for pj in (aiko, kenji):
         state = character_state(character=pj)
-        assert state["asleep"] and state["clock"] == 8 * 3600
+        assert not state["asleep"] and state["clock"] == 8 * 3600
+
+
+def test_an_asleep_pj_on_watch_keeps_its_own_sleep(dj_client, campaign, aiko, kenji):
+    # On watch, no sleeping on: the 8 h are activo time for her (her sleep runs its course).
+    dj_client.post(reverse("party_time", args=["kiso"]), {"amount": "1", "unit": "days"})
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "save", "check": "sin_descanso", "success": False, "roll": 1},
+    )
+
+    dj_client.post(reverse("party_descanso", args=["kiso"]), {"watch": [aiko.pk]}, headers=HX)
+
+    state = character_state(character=aiko)
+    assert not state["asleep"] and "derribado" in state["specials"]
+    assert state["marks"]["fatiga"] == ["persistente"]
 
 
 # -- undo and void ----------------------------------------------------------------------

@@ -266,3 +266,88 @@ def test_replay_check_fix_brings_a_campaign_stored_under_v2_to_v21(
     # ...but her turn end, which v2 left her in Shock after, now ends it.
     after_turn = EventSnapshot.objects.get(event=turn, character=aiko).state
     assert rules_public(after_turn)["marks"]["shock"] == []
+
+
+@pytest.mark.django_db
+def test_replay_check_fix_brings_a_campaign_stored_under_v21_to_v22(
+    monkeypatch, campaign, aiko, kenji
+):
+    """Rules v2.2 reads what v2.1 logs never hold (`own_turn`, a Descanso for a sleeper, a
+    fight's round of esfuerzo): a campaign recorded and stored under v2.1 folds the same,
+    so no sheet changes, and --fix stores the engine's new bookkeeping in every state."""
+    import rules
+    from campaign import services
+    from campaign.services import events as event_service
+    from campaign.services import party as party_service
+    from campaign.turn_order import Slot
+
+    campaign.esfuerzo_prolongado = True
+    campaign.save(update_fields=["esfuerzo_prolongado"])
+    with monkeypatch.context() as v21:
+        # The v2.1 app: no own_turn, a fight's rounds one plain event.
+        v21.setattr(event_service, "_turn_of", lambda campaign, character: False)
+        v21.setattr(party_service, "_effort", lambda campaign: ([], []))
+        services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+        services.event_record(
+            campaign=campaign,
+            character=aiko,
+            event={"kind": "suffer", "type": "shock", "grade": "leve"},
+        )
+        for _ in range(4):
+            services.fight_pass(campaign=campaign)
+        services.fight_end(campaign=campaign)
+        # A day without Descanso; Kenji faints; the v2.1 party Descanso gave him 8 h of
+        # Reposo of his own ("a Descanso of one asleep is no event of the rules").
+        services.event_record(campaign=campaign, event={"kind": "time", "days": 1})
+        for pj, success in ((aiko, True), (kenji, False)):
+            services.event_record(
+                campaign=campaign,
+                character=pj,
+                event={"kind": "save", "check": "sin_descanso", "success": success, "roll": 1},
+            )
+        services.event_record(
+            campaign=campaign,
+            event={"kind": "descanso"},
+            leave_out=frozenset({kenji.pk}),
+            idempotency_key="v21-descanso",
+        )
+        services.event_record(
+            campaign=campaign,
+            character=kenji,
+            event={"kind": "time", "hours": 8, "activity": "reposo"},
+            idempotency_key=f"v21-descanso:s{kenji.pk}",
+        )
+    # The states as the v2.1 engine stored them: without the key rules v2.2 added.
+    for snapshot in [*CharacterSnapshot.objects.all(), *EventSnapshot.objects.all()]:
+        engine = dict(snapshot.state["engine"])
+        del engine["shock_leve_own_turn"]
+        snapshot.state = {**snapshot.state, "engine": engine}
+        snapshot.save(update_fields=["state"])
+    kenji_before = rules.public_state(CharacterSnapshot.objects.get(character=kenji).state)
+
+    assert "2 PJ and PNJ match" in run("replay_check")  # no sheet changes
+    output = run("replay_check", "--fix")
+
+    assert "CHANGED" not in output
+    assert "2 PJ and PNJ re-folded, 0 changed" in output
+    written = EventSnapshot.objects.filter(event__campaign=campaign).count()
+    assert f"{written} event states and 0 effect trails rewritten" in output
+    assert "2 PJ and PNJ match" in run("replay_check")
+    assert "0 changed, 0 event states and 0 effect trails rewritten" in run("replay_check", "--fix")
+    for snapshot in [*CharacterSnapshot.objects.all(), *EventSnapshot.objects.all()]:
+        assert snapshot.state["engine"]["shock_leve_own_turn"] is False
+    # The log says what v2.1 did: Kenji woke alone from his faint, unrested, and --fix
+    # keeps it so (the DJ voids and records again what should have been).
+    kenji.snapshot.refresh_from_db()
+    assert rules.public_state(kenji.snapshot.state) == kenji_before
+    assert kenji_before["marks"]["fatiga"] == ["persistente"]
+    # And the upgraded sheets go on under v2.2: a blow in Aiko's own turn outlives it.
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "shock", "grade": "leve"},
+    )
+    services.fight_pass(campaign=campaign)
+    aiko.snapshot.refresh_from_db()
+    assert aiko.snapshot.state["marks"]["shock"] == ["leve"]

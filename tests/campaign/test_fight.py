@@ -229,3 +229,136 @@ def test_a_fight_event_for_one_pj_is_refused_by_the_rules(campaign, aiko):
         services.event_record(
             campaign=campaign, character=aiko, event={"kind": "fight", "do": "end"}
         )
+
+
+# -- rules v2.2: a blow in one's own turn (R13), a fight's rounds as esfuerzo (R27) --------
+
+
+def test_a_blow_during_its_own_turn_is_recorded_so_and_only_then(campaign, aiko, kenji, fight):
+    assert suffer(aiko, "heridas", "leve").event["own_turn"] is True  # Aiko's turn
+    assert "own_turn" not in suffer(kenji, "heridas", "leve").event
+    services.fight_end(campaign=campaign)
+    assert "own_turn" not in suffer(aiko, "heridas", "leve").event  # no fight on
+
+
+def test_a_shock_leve_given_in_its_own_turn_takes_the_next_rounds_turn(
+    campaign, fight, aiko, kenji
+):
+    suffer(aiko, "shock", "leve")  # during her own turn
+
+    records = services.fight_pass(campaign=campaign)  # Fin de turno: hers
+
+    assert records[0].event["kind"] == "turn_end"
+    assert records[-1].event["lost"] is False  # she acted before the blow
+    assert state(aiko)["marks"]["shock"] == ["leve"]
+    for _ in range(4):  # the Oni, Kenji, the Bandido, Ren: the round passes
+        services.fight_pass(campaign=campaign)
+    assert state(aiko)["marks"]["shock"] == ["leve"]
+
+    records = services.fight_pass(campaign=campaign)  # round 2: the turn it takes
+
+    assert records[-1].event == {**records[-1].event, "do": "pass", "lost": True}
+    assert state(aiko)["marks"]["shock"] == []
+
+
+def test_a_pnj_named_in_the_order_takes_no_own_turn(campaign, fight, aiko):
+    services.fight_pass(campaign=campaign)  # the Oni's turn: no card of its own
+    assert "own_turn" not in suffer(aiko, "shock", "leve").event
+
+
+@pytest.fixture
+def effort(campaign):
+    campaign.esfuerzo_prolongado = True
+    campaign.save(update_fields=["esfuerzo_prolongado"])
+    return campaign
+
+
+def round_of(pj) -> dict:
+    """The activity of the latest round that reached `pj` (its own or the party's)."""
+    log = selectors.character_log(character=pj).filter(event__kind="time")
+    return log.last().event
+
+
+def pass_round(campaign, key: str = "") -> list[StateEvent]:
+    records = []
+    for i in range(len(now(campaign).order)):
+        records += services.fight_pass(
+            campaign=campaign, idempotency_key=f"{key}{i}" if key else ""
+        )
+    return records
+
+
+def test_with_the_option_a_fights_round_is_esfuerzo_for_who_can_act(
+    effort, fight, aiko, kenji, ren
+):
+    suffer(kenji, "shock", "grave")  # cannot act as the round passes
+    records = pass_round(effort)
+
+    wide = [r for r in records if r.event["kind"] == "time" and r.character is None]
+    assert len(wide) == 1 and wide[0].event["activity"] == "esfuerzo"
+    assert set(wide[0].effects) == {str(aiko.pk)}
+    # Kenji (stunned) and Ren (no FUE score: R27 cannot count) get a plain round of their own.
+    assert round_of(aiko).get("activity") == "esfuerzo"
+    assert round_of(kenji).get("activity") is None and round_of(ren).get("activity") is None
+    assert {state(pj)["clock"] for pj in (aiko, kenji, ren)} == {6}
+    assert now(effort).round == 2
+
+
+def test_without_the_option_a_fights_round_is_one_plain_event(campaign, fight, aiko, kenji):
+    records = pass_round(campaign)
+    rounds = [r for r in records if r.event["kind"] == "time"]
+    assert len(rounds) == 1 and "activity" not in rounds[0].event
+    assert rounds[0].character is None
+
+
+def test_ten_rounds_of_fighting_are_a_minute_of_esfuerzo(effort, aiko, kenji):
+    services.fight_start(campaign=effort, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    for _ in range(40):  # four minutes: Aiko's FUE is 3
+        pass_round(effort)
+    assert [p["check"] for p in state(aiko)["pending"]] == ["esfuerzo_prolongado"]
+    assert state(kenji)["pending"] == []  # FUE 5
+
+
+def test_one_the_dj_marks_as_not_exerting_itself_has_plain_rounds(effort, aiko, kenji):
+    services.fight_start(
+        campaign=effort, order=[Slot(pj=aiko.pk, esfuerzo=False), Slot(pj=kenji.pk)]
+    )
+    start = StateEvent.objects.get(event__kind="fight")
+    assert start.event["order"] == [
+        {"pj": aiko.pk, "init": None, "esfuerzo": False},
+        {"pj": kenji.pk, "init": None},
+    ]
+    assert now(effort).order[0].esfuerzo is False and now(effort).order[1].esfuerzo is True
+    for _ in range(40):
+        pass_round(effort)
+    assert state(aiko)["pending"] == []
+    assert round_of(aiko).get("activity") is None
+    assert round_of(kenji)["activity"] == "esfuerzo"
+
+
+def test_a_fight_recorded_before_v22_reads_as_everyone_exerting(effort, aiko, kenji):
+    # An order event of rules v2.1 has no "esfuerzo" key in its slots.
+    services.fight_start(campaign=effort, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    start = StateEvent.objects.get(event__kind="fight")
+    assert all("esfuerzo" not in slot for slot in start.event["order"])
+    assert all(slot.esfuerzo for slot in now(effort).order)
+
+
+def test_deshacer_takes_back_a_round_with_each_ones_effort(effort, fight, aiko, kenji, ren):
+    for i in range(4):
+        services.fight_pass(campaign=effort, idempotency_key=f"turn-{i}")
+    records = services.fight_pass(campaign=effort, idempotency_key="last-turn")
+    assert {r.idempotency_key for r in records} >= {"last-turn:c1", f"last-turn:q{ren.pk}"}
+
+    services.tap_undo(events=selectors.tap_of(event=records[-1]))
+
+    assert all(r.is_void for r in StateEvent.objects.filter(idempotency_key__startswith="last-"))
+    assert {state(pj)["clock"] for pj in (aiko, kenji, ren)} == {0}
+    assert now(effort).round == 1
+
+
+@pytest.mark.parametrize("bad", [{"esfuerzo": "no"}, {"esfuerzo": 0}, {"calm": True}])
+def test_a_slots_effort_mark_must_be_a_bool(bad):
+    event = {"kind": "fight", "do": "start", "order": [{"pj": 1, "init": None, **bad}]}
+    with pytest.raises(ValidationError):
+        check(event, in_play={1})

@@ -512,3 +512,111 @@ def test_moving_one_still_to_act_before_the_turn_says_they_wait_a_round(
     done = dj_client.post(setup_url(), {**form, "mode": "order", "turn": "1:1"}, follow=True)
 
     assert "Kenji aún no había actuado y ahora va antes del turno actual" in done.content.decode()
+
+
+# -- rules v2.2: the order page's "no se esfuerza" (R27) -------------------------------------
+
+
+@pytest.fixture
+def effort(campaign):
+    campaign.esfuerzo_prolongado = True
+    campaign.save(update_fields=["esfuerzo_prolongado"])
+    return campaign
+
+
+def calm_boxes(html: str) -> dict[str, bool]:
+    """Each "no se esfuerza" box of the page: its line's slot, and whether it is ticked."""
+    return {
+        m.group(1): bool(m.group(2))
+        for m in re.finditer(r'name="calm" value="([^"]+)"( checked)?', html)
+    }
+
+
+def test_not_exerting_itself_is_offered_only_with_prolonged_effort(dj_client, campaign, aiko):
+    html = dj_client.get(setup_url()).content.decode()
+    assert calm_boxes(html) == {} and "no se esfuerza" not in html
+    campaign.esfuerzo_prolongado = True
+    campaign.save(update_fields=["esfuerzo_prolongado"])
+    html = dj_client.get(setup_url()).content.decode()
+    assert calm_boxes(html) == {f"pj:{aiko.pk}": False}
+    assert "Aiko: </span>no se esfuerza" in html and "Esfuerzo prolongado activado" in html
+
+
+def test_a_line_marked_not_exerting_itself_is_kept_by_moves_and_saved(
+    dj_client, effort, aiko, kenji
+):
+    form = rows((f"pj:{aiko.pk}", "", "8"), (f"pj:{kenji.pk}", "", "15"))
+    moved = dj_client.post(setup_url(), {**form, "calm": [f"pj:{kenji.pk}"], "step": "sort"})
+    assert calm_boxes(moved.content.decode()) == {f"pj:{kenji.pk}": True, f"pj:{aiko.pk}": False}
+
+    dj_client.post(setup_url(), {**form, "calm": [f"pj:{kenji.pk}"], "mode": "start"})
+
+    order = StateEvent.objects.get(event__kind="fight").event["order"]
+    assert order == [
+        {"pj": aiko.pk, "init": 8},
+        {"pj": kenji.pk, "init": 15, "esfuerzo": False},
+    ]
+    # The page of the fight going on shows it ticked, and an untick is saved too.
+    html = dj_client.get(setup_url()).content.decode()
+    assert calm_boxes(html) == {f"pj:{aiko.pk}": False, f"pj:{kenji.pk}": True}
+    token = selectors.fight_now(campaign=effort).token
+    dj_client.post(setup_url(), {**form, "mode": "order", "turn": token})
+    assert all(s.esfuerzo for s in selectors.fight_now(campaign=effort).order)
+
+
+def test_new_pnj_of_the_order_page_can_be_marked_and_keep_it(dj_client, effort, aiko):
+    added = dj_client.post(
+        setup_url(),
+        {**rows((f"pj:{aiko.pk}", "", "")), "step": "add", "new": "npc", "new_name": "Arquero"},
+    ).content.decode()
+    slot = next(s for s in calm_boxes(added) if s.startswith("new:"))
+    assert "(sin FUE: su esfuerzo no se cuenta)" in added  # a name alone has no scores
+
+    dj_client.post(
+        setup_url(),
+        {**rows((f"pj:{aiko.pk}", "", ""), (slot, "Arquero", "")), "calm": [slot], "mode": "start"},
+    )
+
+    archer = effort.characters.get(name="Arquero")
+    assert selectors.fight_now(campaign=effort).order[1] == Slot(pj=archer.pk, esfuerzo=False)
+
+
+def test_fuera_de_combate_of_one_of_a_group_keeps_the_groups_mark(dj_client, effort, aiko, dj):
+    bandits = services.pnj_create(
+        campaign=effort, name="Bandido", attributes={"FUE": 2}, count=2, actor=dj
+    )
+    services.fight_start(
+        campaign=effort,
+        order=[Slot(pj=aiko.pk), Slot(pj=bandits[0].pk, also=(bandits[1].pk,), esfuerzo=False)],
+    )
+    services.fight_out(campaign=effort, character=bandits[0], why="huye")
+    assert selectors.fight_now(campaign=effort).order[1] == Slot(pj=bandits[1].pk, esfuerzo=False)
+
+
+def test_every_way_of_recording_a_blow_in_its_own_turn_says_so(dj_client, campaign, aiko, kenji):
+    """R13 (v2.2): a box's tap, a chooser's second tap (an Emoción's variant) and the
+    form without JavaScript, all during Aiko's turn; a blow on Kenji is not his turn."""
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    url = reverse("act", args=["kiso", aiko.pk])
+    blows = [
+        ({"action": "suffer", "type": "shock", "grade": "leve"}, HX),
+        ({"action": "suffer", "type": "emocion", "grade": "leve", "variant": "miedo"}, HX),
+        ({"action": "suffer", "type": "heridas", "grade": "leve"}, {}),  # no JavaScript
+    ]
+    for data, headers in blows:
+        response = dj_client.post(url, data, headers=headers)
+        assert response.status_code in (200, 302)
+        assert StateEvent.objects.order_by("-seq").first().event["own_turn"] is True
+    dj_client.post(
+        reverse("act", args=["kiso", kenji.pk]),
+        {"action": "suffer", "type": "shock", "grade": "leve"},
+        headers=HX,
+    )
+    assert "own_turn" not in StateEvent.objects.order_by("-seq").first().event
+    # Aiko's Fin de turno leaves her Shock leve; the toast says why.
+    token = selectors.fight_now(campaign=campaign).token
+    passed = dj_client.post(reverse("fight_pass", args=["kiso"]), {"turn": token}, headers=HX)
+    assert "se marcó en este mismo Turno" in passed.content.decode()
+    assert "Aiko pierde el turno" not in passed.content.decode()
+    aiko.snapshot.refresh_from_db()
+    assert aiko.snapshot.state["marks"]["shock"] == ["leve"]

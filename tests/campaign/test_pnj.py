@@ -175,7 +175,28 @@ def test_a_group_ends_its_turn_together(campaign, ambush, bandidos):
     ended = [r.character for r in records if r.event["kind"] == "turn_end"]
     assert ended == bandidos
     assert records[-1].event["lost"] is False  # two of them could act
+    # Shocked during the group's own turn (rules v2.2): it takes the group's next turn.
+    assert "leve" in state(bandidos[1])["marks"]["shock"]
+    for _ in range(4):  # Kenji, the Jefe (the round), Aiko, the Bandidos again
+        services.fight_pass(campaign=campaign)
     assert "leve" not in state(bandidos[1])["marks"]["shock"]
+
+
+def test_a_blow_in_its_groups_turn_is_in_its_own_turn_and_an_area_blow_too(
+    campaign, ambush, bandidos, jefe, aiko
+):
+    services.fight_pass(campaign=campaign)  # Aiko's turn passes: the Bandidos' now
+    records = services.area_event(
+        campaign=campaign,
+        characters=[*bandidos, jefe],
+        event={"kind": "suffer", "type": "shock", "grade": "leve"},
+        idempotency_key="area-1",
+    )
+    own = {r.character.name: r.event.get("own_turn", False) for r in records}
+    assert own == {"Bandido 1": True, "Bandido 2": True, "Bandido 3": True, "Jefe": False}
+    services.fight_pass(campaign=campaign)  # the Bandidos' turn ends
+    assert all(state(b)["marks"]["shock"] == ["leve"] for b in bandidos)
+    assert state(jefe)["marks"]["shock"] == ["leve"]  # his turn is still to come this round
 
 
 def test_a_round_counts_the_turn_end_a_pnj_in_shock_grave_missed(campaign, ambush, jefe):

@@ -5,7 +5,6 @@ import pytest
 
 from rules import RuleError, replay
 from tests.rules.helpers import (
-    DESCANSO,
     SURGERY,
     TURN_END,
     assert_error,
@@ -204,10 +203,6 @@ def test_error_dismiss_of_a_mandatory_check(events, check):
 
 def test_error_sleep_while_asleep():
     assert_error([SLEEP, SLEEP], "asleep_already")
-
-
-def test_error_descanso_while_asleep():
-    assert_error([SLEEP, DESCANSO], "asleep_already")
 
 
 def test_error_sleep_during_the_faint_of_r24():

@@ -365,3 +365,43 @@ def test_r27_a_new_streak_after_a_pause_uses_the_fue_of_its_own_minutes():
         **ESFUERZO,
     )
     assert pending(state) == ["esfuerzo_prolongado"] * 3
+
+
+# --- R27 in a fight (rules v2.2) -----------------------------------------------------------
+# With the option on, each round of a fight is `esfuerzo` for a combatant of the order that
+# can act when it passes, and `activo` for the others (the app records each one's round).
+
+TURN_END = kind("turn_end")
+
+
+def test_r27_v22_a_fights_rounds_of_esfuerzo_add_up_to_minutes():
+    # FUE 1: ten rounds (a minute) are free; the check falls at the twentieth's pass.
+    rounds = [time("esfuerzo", rounds=1)] * 19
+    assert pending(state_of(attributes(FUE=1), *rounds, **ESFUERZO)) == []
+    state = state_of(attributes(FUE=1), *rounds, time("esfuerzo", rounds=1), **ESFUERZO)
+    assert pending(state) == ["esfuerzo_prolongado"]
+
+
+def test_r27_v22_what_happens_in_a_turn_does_not_break_the_streak():
+    events = [attributes(FUE=1)]
+    for _ in range(20):
+        events += [TURN_END, time("esfuerzo", rounds=1)]
+    events += [suffer("fatiga", "leve"), TURN_END, time("esfuerzo", rounds=10)]
+    assert pending(state_of(*events, **ESFUERZO)) == ["esfuerzo_prolongado"] * 2
+
+
+def test_r27_v22_a_round_not_exerting_itself_starts_the_count_again():
+    # Nineteen rounds fighting, one keeping watch (or stunned: activo), twenty more: the
+    # streak that counts is the last one alone.
+    events = [attributes(FUE=1), *[time("esfuerzo", rounds=1)] * 19, time("activo", rounds=1)]
+    events += [time("esfuerzo", rounds=1)] * 19
+    assert pending(state_of(*events, **ESFUERZO)) == []
+    assert pending(state_of(*events, time("esfuerzo", rounds=1), **ESFUERZO)) == [
+        "esfuerzo_prolongado"
+    ]
+
+
+def test_r27_v22_asleep_its_rounds_are_reposo_whatever_they_say():
+    events = [attributes(FUE=1), *[time("esfuerzo", rounds=1)] * 15, kind("sleep")]
+    events += [time("esfuerzo", rounds=1)] * 10
+    assert pending(state_of(*events, **ESFUERZO)) == []

@@ -42,6 +42,8 @@ def suffer(draw):
         ev["especifico"] = draw(st.sampled_from(("lesion", "ceguera")))
     if draw(st.booleans()):
         ev["roll"] = draw(st.integers(min_value=1, max_value=3))
+    if draw(st.booleans()):
+        ev["own_turn"] = draw(st.booleans())  # R13 (v2.2)
     return ev
 
 
@@ -211,3 +213,49 @@ def test_every_state_is_plain_json(case):
     opts, log, _ = case
     for state in _steps(log, opts):
         assert json.loads(json.dumps(state)) == state
+
+
+@common
+@given(logs(), st.sampled_from(TYPES), st.sampled_from(GRADES))
+def test_a_shock_leve_marked_in_its_own_turn_outlives_that_turns_end(case, type_, grade):
+    """R13 (v2.2): whatever the state, a blow in the PJ's own turn that marks Shock leve
+    (directly or down a cascade) leaves it marked after the turn end that follows."""
+    opts, log, _ = case
+    state = initial_state()
+    for ev in log:
+        state, _ = apply(state, ev, opts)
+    blow = {"kind": "suffer", "type": type_, "grade": grade, "own_turn": True, "seed": 7}
+    if type_ == "emocion":
+        blow["variant"] = VARIANT[grade][0] or "abatimiento"
+    if type_ == "heridas" and grade == "persistente" and opts["especificos"]:
+        blow["especifico"] = "lesion"
+    try:
+        state, effects = apply(state, blow, opts)
+    except RuleError:
+        return
+    marked = any(
+        e["change"] == "mark" and e.get("type") == "shock" and e.get("grade") == "leve"
+        for e in effects
+    )
+    after, _ = apply(state, {"kind": "turn_end", "seed": 8}, opts)
+    if marked:
+        assert "leve" in after["marks"]["shock"]
+        assert {"rule": "R13", "change": "own_turn", "type": "shock", "grade": "leve"} in effects
+
+
+@common
+@given(logs())
+def test_a_descanso_never_fails_for_a_pj_asleep(case):
+    """R24 with R23 (v2.2): the party's Descanso reaches a sleeper, who sleeps on and wakes
+    with the party, not derribado by the faint."""
+    opts, log, _ = case
+    state = initial_state()
+    for ev in log:
+        state, _ = apply(state, ev, opts)
+    if not state["asleep"]:
+        return
+    after, effects = apply(state, {"kind": "descanso", "seed": 9}, opts)
+    assert after["clock"] == state["clock"] + 8 * 3600
+    assert after["asleep"] is False
+    # No derribado for the faint (a knock-out's own end, R13, may still give one).
+    assert {"rule": "R24", "change": "special_on", "name": "derribado"} not in effects

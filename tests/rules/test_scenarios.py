@@ -14,7 +14,7 @@ FILES = sorted(SCENARIOS.glob("*.json"))
 
 
 def test_the_scenarios_folder_is_there_and_not_empty():
-    assert len(FILES) >= 35, f"expected at least 35 scenarios in {SCENARIOS}"
+    assert len(FILES) >= 47, f"expected at least 47 scenarios in {SCENARIOS}"
 
 
 def _matches(state: dict, expect: dict) -> list[str]:

@@ -224,6 +224,92 @@ def test_r13_v21_a_stored_state_from_before_resumes_as_a_turn_still_to_come():
     assert marks(state, "shock") == []
 
 
+# --- R13 leve marked during the PJ's own turn (v2.2) -------------------------------------
+
+OWN_TURN = suffer("shock", "leve", own_turn=True)
+
+
+def test_r13_v22_shocked_during_its_own_turn_that_turns_end_does_not_end_it():
+    state = state_of(OWN_TURN, TURN_END)
+    assert marks(state, "shock") == ["leve"]
+    assert state["can_act"] is False
+
+
+def test_r13_v22_shocked_during_its_own_turn_it_loses_the_next_rounds_turn():
+    assert marks(state_of(OWN_TURN, TURN_END, time(rounds=1)), "shock") == ["leve"]
+    assert marks(state_of(OWN_TURN, TURN_END, time(rounds=1), TURN_END), "shock") == []
+
+
+def test_r13_v22_without_turn_ends_it_lasts_until_the_second_round_pass():
+    assert marks(state_of(OWN_TURN, time(rounds=1)), "shock") == ["leve"]
+    assert marks(state_of(OWN_TURN, time(rounds=1), time(rounds=1)), "shock") == []
+    assert marks(state_of(OWN_TURN, time(rounds=2)), "shock") == []
+
+
+def test_r13_v22_a_round_passing_ends_the_turn_under_way():
+    # No turn end recorded for the turn it was shocked in: the round's pass closed that
+    # turn, so the next turn end (next round's) is the turn it lost.
+    state = state_of(OWN_TURN, time(rounds=1), TURN_END)
+    assert marks(state, "shock") == []
+
+
+def test_r13_v22_longer_time_still_ends_it():
+    assert marks(state_of(OWN_TURN, time(minutes=1)), "shock") == []
+
+
+def test_r13_v22_a_shock_leve_from_a_cascade_during_its_own_turn_is_its_too():
+    # Fatiga on grave marks persistente and Shock leve (R8): the blow came in its own turn.
+    events = [suffer("fatiga", "grave"), suffer("fatiga", "leve", own_turn=True), TURN_END]
+    state = state_of(*events)
+    assert marks(state, "fatiga") == ["grave", "persistente"]
+    assert marks(state, "shock") == ["leve"]
+
+
+@pytest.mark.parametrize("own_turn", [False, None])
+def test_r13_v22_own_turn_false_or_absent_is_v21(own_turn):
+    blow = suffer("shock", "leve") if own_turn is None else suffer("shock", "leve", own_turn=False)
+    assert marks(state_of(blow, TURN_END), "shock") == []
+    assert marks(state_of(blow, time(rounds=1)), "shock") == []
+
+
+def test_r13_v22_own_turn_does_not_touch_a_shock_leve_marked_before():
+    # Shocked before its turn; a second Shock leve in its turn reaches grave (R2): the leve
+    # already marked still ends with the turn it took, and the grave asks for its TS.
+    state = state_of(suffer("shock", "leve"), OWN_TURN, TURN_END)
+    assert marks(state, "shock") == ["grave"]
+    assert pending(state) == ["shock_grave_fin_turno"]
+
+
+def test_r13_v22_own_turn_on_other_blows_changes_nothing():
+    plain = state_of(suffer("heridas", "leve"), TURN_END, time(rounds=1))
+    own = state_of(suffer("heridas", "leve", own_turn=True), TURN_END, time(rounds=1))
+    assert own == plain
+
+
+def test_r13_v22_effects_say_it_was_its_own_turn_and_that_its_end_keeps_it():
+    assert in_order(
+        [("base", "mark", "shock", "leve"), ("R13", "own_turn", "shock", "leve")],
+        last_effects(OWN_TURN),
+    )
+    at_turn_end = last_effects(OWN_TURN, TURN_END)
+    assert has_step(("R13", "kept", "shock", "leve"), at_turn_end)
+    assert not has_step(("R13", "unmark", "shock", "leve"), at_turn_end)
+    assert has_step(("R13", "unmark", "shock", "leve"), last_effects(OWN_TURN, TURN_END, TURN_END))
+
+
+def test_r13_v22_own_turn_must_be_a_bool():
+    err = error_of(suffer("shock", "leve", own_turn="yes"))
+    assert err.code == "bad_bool" and err.field == "own_turn"
+
+
+def test_r13_v22_a_stored_state_from_v21_resumes_with_no_shock_of_its_own_turn():
+    stored, _ = rules.apply(None, suffer("shock", "leve", seed=1))
+    engine = dict(stored["engine"])
+    del engine["shock_leve_own_turn"]
+    state, _ = rules.apply({**stored, "engine": engine}, TURN_END)
+    assert marks(state, "shock") == []
+
+
 def test_r13_round_seconds_option_sets_the_rounds_length():
     state = state_of(suffer("shock", "leve"), time(rounds=1), round_seconds=10)
     assert state["clock"] == 10

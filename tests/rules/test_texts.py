@@ -331,6 +331,13 @@ def test_every_change_the_engine_emits_has_its_own_line():
             {"kind": "suffer", "type": "heridas", "grade": "leve"},
             {"kind": "heal", "success": False},
         ],
+        [  # rules v2.2
+            {"kind": "suffer", "type": "shock", "grade": "leve", "own_turn": True},
+            {"kind": "turn_end"},
+            {"kind": "time", "days": 1},
+            {"kind": "save", "check": "sin_descanso", "success": False, "roll": 2},
+            {"kind": "descanso"},
+        ],
     ]
     seen = set()
     for log in logs:
@@ -343,6 +350,7 @@ def test_every_change_the_engine_emits_has_its_own_line():
                     assert not line.startswith(("Cambio:", "Change:")), (effect, line)
     assert {"scores", "surgery", "duration", "variant", "affliction", "descanso"} <= seen
     assert {"heal_failed", "surgery_failed"} <= seen
+    assert {"own_turn", "kept", "sleeps_on", "faint_over"} <= seen
 
 
 def test_describe_says_when_a_sleep_cannot_be_a_descanso():
@@ -385,3 +393,33 @@ def test_v21_shock_leve_text_after_the_round_passed_is_this_rounds_turn():
 
     assert "Ronda siguiente" in texts.card("shock", "leve", engine=state["engine"])["ends"]
     assert "Ronda siguiente" not in texts.card("shock", "leve", engine=later["engine"])["ends"]
+
+
+def test_v22_shock_leve_taken_in_its_own_turn_says_next_rounds_turn():
+    shocked = rules.apply(
+        None, {"kind": "suffer", "type": "shock", "grade": "leve", "own_turn": True, "seed": 1}
+    )[0]
+    turn_over = rules.apply(shocked, {"kind": "turn_end", "seed": 2})[0]
+    round_over = rules.apply(turn_over, {"kind": "time", "rounds": 1, "seed": 3})[0]
+
+    def ends(state: dict, lang: str = "es") -> str:
+        return texts.card("shock", "leve", lang=lang, engine=state["engine"])["ends"]
+
+    # In its turn, and once that turn ended: the turn it loses is next round's.
+    assert "Ronda siguiente" in ends(shocked) and "next round's" in ends(shocked, "en")
+    assert "Ronda siguiente" in ends(turn_over)
+    # The round over, the turn it loses is the one of the round now under way.
+    assert "Ronda siguiente" not in ends(round_over)
+    assert "próximo Turno" in ends(round_over)
+
+
+def test_v22_the_new_steps_read_in_both_languages():
+    assert describe({"rule": "R24", "change": "sleeps_on", "hours": 8}) == (
+        "Sigue durmiendo con el grupo (8 h)"
+    )
+    assert describe({"rule": "R24", "change": "sleeps_on", "hours": 8}, "en") == (
+        "Sleeps on with the party (8 h)"
+    )
+    kept = {"rule": "R13", "change": "kept", "type": "shock", "grade": "leve"}
+    assert describe(kept).startswith("Shock Leve sigue")
+    assert describe(kept, "en").startswith("Light Shock stays")

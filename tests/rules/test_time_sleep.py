@@ -586,3 +586,101 @@ def test_r23_sleep_effect_says_when_it_cannot_be_a_descanso():
     effects = last_effects({"kind": "sleep", "descanso": False})
     assert [(e["change"], e.get("descanso")) for e in effects] == [("asleep", False)]
     assert "descanso" not in last_effects(SLEEP)[0]
+
+
+# --- rules v2.2: a PJ asleep when the party lies down sleeps on with it ---------------------
+
+# A day without Descanso, and the TS VOL failed: the PJ faints for `roll` hours.
+FAINTED = [time(days=1), save("sin_descanso", False, roll=1)]
+
+
+def test_r24_v22_fainted_when_the_party_lies_down_it_sleeps_on_to_a_descanso():
+    # The second table's case: a 1 h faint, the party's Descanso begins at once. The PJ
+    # sleeps with them (9 h of sleep, the faint's included), wakes with them, rested.
+    state = state_of(*FAINTED, DESCANSO)
+    assert state["clock"] == DAY + 8 * HOUR
+    assert state["asleep"] is False
+    assert marks(state, "fatiga") == []
+    assert marks(state, "shock") == []
+    assert "derribado" not in state["specials"]
+    assert pending(state) == []
+    # So the next day starts its count from that Descanso: no TS VOL a day after the faint.
+    assert pending(state_of(*FAINTED, DESCANSO, time(hours=16))) == []
+
+
+def test_r24_v22_the_hours_of_the_faint_count_towards_the_six():
+    # Fainted for 6 h; 5 h in, the party lies down: the sleep goes on to the party's waking
+    # (13 h in all), and it is that waking that brings the Descanso.
+    events = [time(days=1), save("sin_descanso", False, roll=6), time(hours=5), DESCANSO]
+    state = state_of(*events)
+    assert state["clock"] == DAY + 13 * HOUR
+    assert state["asleep"] is False and "derribado" not in state["specials"]
+    assert marks(state, "fatiga") == []
+    trail = changes(last_effects(*events))
+    assert trail.index("faint_over") < trail.index("awake") < trail.index("descanso")
+
+
+def test_r24_v22_the_faint_ends_inside_the_partys_sleep_without_derribado():
+    effects = last_effects(*FAINTED, DESCANSO)
+    assert in_order(
+        [("R24", "sleeps_on"), ("R24", "faint_over"), ("R23", "awake"), ("R22", "descanso")],
+        effects,
+    )
+    assert not has_step(("R24", "special_on", "derribado"), effects)
+    assert [e["hours"] for e in effects if e["change"] == "sleeps_on"] == [8]
+
+
+def test_r24_v22_an_ordinary_sleep_goes_on_until_the_party_wakes():
+    # Gone to bed 2 h before the others (open-ended): wakes with them, 10 h slept.
+    state = state_of(time(hours=14), SLEEP, time(hours=2), DESCANSO)
+    assert state["clock"] == 24 * HOUR
+    assert state["asleep"] is False
+    assert "descanso" in changes(last_effects(time(hours=14), SLEEP, time(hours=2), DESCANSO))
+
+
+def test_r24_v22_a_sleep_that_could_not_be_a_descanso_stays_so():
+    # Asleep without food or a fit place (descanso: false) when the party lies down: the
+    # sleep goes on as it was, and its waking is no Descanso.
+    events = [suffer("fatiga", "persistente"), kind("sleep", descanso=False), DESCANSO]
+    state = state_of(*events)
+    assert state["asleep"] is False and state["clock"] == 8 * HOUR
+    assert marks(state, "fatiga") == ["persistente"]
+    assert "descanso" not in changes(last_effects(*events))
+
+
+def test_r24_v22_one_descanso_a_day_holds_for_the_sleep_on_too():
+    events = [DESCANSO, time(hours=1), SLEEP, DESCANSO]  # the second, within the same day
+    effects = last_effects(*events)
+    assert "descanso_spent" in changes(effects) and "descanso" not in changes(effects)
+
+
+def test_r24_v22_a_day_mark_that_falls_while_it_sleeps_on_is_dropped_by_its_descanso():
+    # Asleep at 20 h, the party lies down at 22 h: the 24 h mark falls in that sleep, and
+    # the waking's Descanso drops it.
+    state = state_of(time(hours=20), SLEEP, time(hours=2), DESCANSO)
+    assert state["clock"] == 30 * HOUR
+    assert marks(state, "fatiga") == []
+    assert pending(state) == []
+
+
+def test_r24_v22_a_faint_made_longer_by_a_second_failed_check_still_ends_inside():
+    # Two days without Descanso; asleep, the first TS failed (6 h), then 5 h later the
+    # second (6 h again, from then): the party lies down at once and the faint ends 6 h
+    # into its night; the PJ sleeps on and wakes with them.
+    events = [
+        time(days=2),
+        SLEEP,
+        save("sin_descanso", False, roll=6),
+        time(hours=5),
+        save("sin_descanso", False, roll=6),
+        DESCANSO,
+    ]
+    state = state_of(*events)
+    assert state["asleep"] is False and "derribado" not in state["specials"]
+    assert marks(state, "fatiga") == [] and pending(state) == []
+
+
+def test_r24_v22_sleep_while_asleep_is_still_an_error():
+    # Only the party's Descanso (`descanso`) reaches a sleeper; `sleep` twice is a slip.
+    assert error_of(*FAINTED, sleep(8)).code == "asleep_already"
+    assert error_of(SLEEP, SLEEP).code == "asleep_already"
