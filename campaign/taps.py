@@ -265,12 +265,16 @@ class CalculatorQuery:
     attribute: str
     intent: str  # normal, flee or fight
     situational: int
+    # Whether the action flees from or fights the cause of the PJ's Emoción grave (terror,
+    # ira): only then does it take that Emoción's Facilidad (R16). No answer is "no".
+    against_cause: bool = False
 
 
 def calculator_query(data: QueryDict, characters: list[Character]) -> CalculatorQuery | None:
-    """The calculator's fields: pj (a PJ's pk, among `characters`), attribute, intent and
-    situational (a whole number from -10 to 10, "+2" and "−1" read too). None when no PJ
-    is chosen yet."""
+    """The calculator's fields: pj (a PJ's pk, among `characters`), attribute, intent,
+    situational (a whole number from -10 to 10, "+2" and "−1" read too) and against (1: the
+    action is against, or flees from, the cause of its Emoción grave). None when no PJ is
+    chosen yet."""
     pk = (data.get("pj") or "").strip()
     if not pk:
         return None
@@ -292,4 +296,8 @@ def calculator_query(data: QueryDict, characters: list[Character]) -> Calculator
         ) from None
     if not -10 <= situational <= 10:
         raise ValidationError(_("The situational modifier must be between -10 and 10."))
-    return CalculatorQuery(character, attribute, intent, situational)
+    try:
+        against = _flag(data, "against")
+    except ValidationError:
+        raise ValidationError(_("Answer yes or no: against the cause?")) from None
+    return CalculatorQuery(character, attribute, intent, situational, against)

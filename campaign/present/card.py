@@ -5,6 +5,7 @@ the active language. The DJ's board and the player's sheet share it; `for_player
 out what the DJ keeps secret.
 """
 
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,16 @@ TYPE_RULES = {
 }
 CHECK_RULE = {name: rule for name, (_attribute, _optional, rule) in CHECKS.items()}
 ATTRIBUTES = MODIFIED_SCORES
+
+
+def calc_key(state: dict) -> str:
+    """What the modifier calculator reads of a state (the active grades, the Emoción's
+    variants and cause), as a short key: a card and the calculator's result that carry the
+    same key agree, and the calculator asks again when its PJ's card changes key."""
+    active, emotion = state["active"], state["emotion"]
+    read = [active[t] or "" for t in TYPES]
+    read += [emotion[g] or "" for g in GRADES] + [emotion["grave_cause"] or ""]
+    return f"{zlib.crc32(chr(31).join(read).encode()):08x}"
 
 
 @dataclass
@@ -128,6 +139,10 @@ class Card:
     def pending_total(self) -> int:
         """Every check waiting, each pile counted whole."""
         return sum(p.count for p in self.pending)
+
+    @property
+    def calc_key(self) -> str:
+        return calc_key(self.state)
 
     @property
     def treated(self) -> bool:

@@ -1,0 +1,145 @@
+"""What a second table forgot playing an evening through the app, in a real browser: the
+calculator follows its PJ's state and asks whether the action is against the cause of a
+terror or ira; the end of a fight offers "Ya no está expuesto"; "Se levanta" on a card
+that is derribado; the Curación chooser names the Afección's Obstáculo; a night's watch
+split in shifts."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+WIDTHS = [1280, 360]
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(
+            campaign=campaign, name=name, attributes={"FUE": 3, "AGI": 4, "DES": 3, "VOL": 3}
+        )
+        for name in ("Aiko", "Kenji", "Mei")
+    }
+    return {"dj": dj, "campaign": campaign, "party": party, "base": app_url}
+
+
+def open_board(browser, table, width=1280, path="/c/kiso/"):
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="es-ES")
+    log_in(context, table["base"], table["dj"])
+    page = context.new_page()
+    page.goto(table["base"] + path)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    page.evaluate("window.__noReload = true")  # a reload would lose it
+    return page
+
+
+def close_up(locator, name: str) -> None:
+    """A screenshot of one part of the page, beside the whole page's, to look at closely."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def record(table, name, event):
+    character = table["party"][name]
+    return services.event_record(campaign=table["campaign"], character=character, event=event)
+
+
+# -- the calculator -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_calculator_follows_its_pj_live_from_another_tab(browser, table, width):
+    """Found playing: the result kept "Emoción Grave: ira" long after the ira had ended."""
+    page = open_board(browser, table, width)
+    other = page.context.new_page()
+    other.goto(table["base"] + "/c/kiso/")
+    expect(other.locator("#live")).to_have_attribute("data-state", "open")
+    calc = page.locator("#calculator")
+    calc.get_by_label("PJ").select_option(label="Aiko")
+    expect(calc.locator(".calc-total")).to_have_text("0")
+
+    # Another tab gives Aiko an ira: the first tab's result follows, no tap there.
+    card(other, "Aiko").get_by_role("button", name="Emoción grave").click()
+    card(other, "Aiko").get_by_role("textbox", name="Causa").fill("el oni")
+    card(other, "Aiko").get_by_role("button", name="ira").click()
+    expect(calc.locator(".calc-lines")).to_contain_text("Emoción Grave: ira")
+    expect(calc.locator(".calc-total")).to_have_text("−3")
+
+    # The ira ends in the other tab ("Ya no está expuesto"): the result says so too.
+    card(other, "Aiko").locator("details.more summary").click()
+    card(other, "Aiko").get_by_role("button", name="Ya no está expuesto").click()
+    expect(calc.locator(".calc-lines")).to_contain_text("Emoción Leve: euforia")
+    expect(calc.locator(".calc-total")).to_have_text("−1")
+    expect(calc.locator(".calc-lines")).not_to_contain_text("ira")
+
+    # The player's roll (another process's write): the card, then the result, follow.
+    record(table, "Aiko", {"kind": "suffer", "type": "heridas", "grade": "grave"})
+    expect(calc.locator(".calc-total")).to_have_text("−3")
+    expect(calc.locator(".calc-lines")).to_contain_text("Heridas Grave")
+    # And this tab's own tap.
+    card(page, "Aiko").get_by_role("button", name="Fatiga leve").click()
+    expect(calc.locator(".calc-lines")).to_contain_text("Fatiga Leve")
+    assert page.evaluate("window.__noReload") is True
+    screenshot(page, f"calculator-live-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_calculator_asks_whether_the_ira_is_against_its_cause(browser, table, width):
+    record(
+        table,
+        "Kenji",
+        {
+            "kind": "suffer",
+            "type": "emocion",
+            "grade": "grave",
+            "variant": "ira",
+            "cause": "el oni",
+        },
+    )
+    page = open_board(browser, table, width)
+    calc = page.locator("#calculator")
+    calc.get_by_label("PJ").select_option(label="Kenji")
+    calc.get_by_label("Intención").select_option(label="para combatir")
+
+    cause = calc.get_by_role("group", name="¿Contra la causa de su ira (el oni)?")
+    expect(cause.get_by_label("no")).to_be_checked()
+    expect(calc.locator(".calc-total")).to_have_text("−3")
+    cause.get_by_label("sí").check()
+    expect(calc.locator(".calc-total")).to_have_text("+1")
+    expect(calc.locator(".calc-lines")).to_contain_text("Emoción Grave: ira (contra la causa)")
+    expect(cause.get_by_label("sí")).to_be_focused()  # the answer changed in place
+    screenshot(page, f"calculator-cause-{width}")
+    close_up(calc, f"calculator-cause-{width}-close")
+    cause.get_by_label("no").check()
+    expect(calc.locator(".calc-total")).to_have_text("−3")
+
+    # The situational modifier counts as it is typed, with no submit.
+    cause.get_by_label("sí").check()
+    calc.get_by_label("Situación").fill("-2")
+    expect(calc.locator(".calc-total")).to_have_text("−1")
+
+
+def test_the_calculator_works_without_javascript(browser, table):
+    record(
+        table, "Kenji", {"kind": "suffer", "type": "emocion", "grade": "grave", "variant": "ira"}
+    )
+    context = browser.new_context(java_script_enabled=False, locale="es-ES")
+    log_in(context, table["base"], table["dj"])
+    page = context.new_page()
+    page.goto(table["base"] + "/c/kiso/")
+    calc = page.locator("#calculator")
+    calc.get_by_label("PJ").select_option(label="Kenji")
+    calc.get_by_label("Intención").select_option(label="para combatir")
+    calc.get_by_role("button", name="Calcular").click()
+    expect(calc.locator(".calc-total")).to_have_text("−3")
+    calc.get_by_role("group", name="¿Contra la causa de su ira?").get_by_label("sí").check()
+    calc.get_by_role("button", name="Calcular").click()
+    expect(calc.locator(".calc-total")).to_have_text("+1")
