@@ -141,6 +141,11 @@ class Card:
         return sum(p.count for p in self.pending)
 
     @property
+    def gets_up(self) -> bool:
+        """Whether the card offers "Se levanta": derribado, and able to act."""
+        return self.can_act and "derribado" in self.state["specials"]
+
+    @property
     def calc_key(self) -> str:
         return calc_key(self.state)
 

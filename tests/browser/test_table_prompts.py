@@ -143,3 +143,37 @@ def test_the_calculator_works_without_javascript(browser, table):
     calc.get_by_role("group", name="¿Contra la causa de su ira?").get_by_label("sí").check()
     calc.get_by_role("button", name="Calcular").click()
     expect(calc.locator(".calc-total")).to_have_text("+1")
+
+
+# -- Se levanta ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_se_levanta_takes_derribado_off_in_one_tap_and_deshacer_puts_it_back(browser, table, width):
+    """Found playing: derribado stayed on a PJ through 14 h of travel."""
+    oni = services.pnj_create(campaign=table["campaign"], name="Oni")[0]
+    record(table, "Mei", {"kind": "special", "name": "derribado", "on": True})
+    services.event_record(
+        campaign=table["campaign"],
+        character=oni,
+        event={"kind": "special", "name": "derribado", "on": True},
+    )
+    page = open_board(browser, table, width)
+    mei = card(page, "Mei")
+    expect(mei.locator(".chip-name", has_text="Derribado")).to_be_visible()
+    expect(card(page, "Aiko").get_by_role("button", name="Se levanta")).to_have_count(0)
+    screenshot(page, f"gets-up-{width}")
+    close_up(mei, f"gets-up-{width}-pj")
+    close_up(card(page, "Oni"), f"gets-up-{width}-pnj")
+
+    mei.get_by_role("button", name="Se levanta").click()
+    expect(mei.locator(".chip-name", has_text="Derribado")).to_have_count(0)
+    expect(mei.get_by_role("button", name="Se levanta")).to_have_count(0)
+    expect(page.locator("#toasts")).to_contain_text("Mei")
+    page.get_by_role("button", name="Deshacer").click()
+    expect(mei.locator(".chip-name", has_text="Derribado")).to_be_visible()
+
+    # A PNJ's compact card has it too.
+    card(page, "Oni").get_by_role("button", name="Se levanta").click()
+    expect(card(page, "Oni").get_by_role("button", name="Se levanta")).to_have_count(0)
+    assert page.evaluate("window.__noReload") is True
