@@ -25,7 +25,7 @@ from rules.vocab import (
 
 from ..models import Campaign, Character
 from . import lang
-from .figures import clock_parts, gap_words
+from .figures import clock_parts, gap_words, signed
 
 # The rules a card links for each type (its effect, overflow and recovery).
 TYPE_RULES = {
@@ -139,6 +139,17 @@ class Card:
     def pending_total(self) -> int:
         """Every check waiting, each pile counted whole."""
         return sum(p.count for p in self.pending)
+
+    @property
+    def medicine_note(self) -> str:
+        """The Obstáculo a healer's Medicina takes from this patient's Afección (R19), for
+        the DJ; "" when none."""
+        if not self.medicine_obstacle or not self.phase:
+            return ""
+        return _("Medicina with Obstáculo %(value)s for the patient's %(phase)s Afección") % {
+            "value": signed(self.medicine_obstacle),
+            "phase": texts.GRADE_LABELS[self.phase][lang()].lower(),
+        }
 
     @property
     def gets_up(self) -> bool:

@@ -177,3 +177,23 @@ def test_se_levanta_takes_derribado_off_in_one_tap_and_deshacer_puts_it_back(bro
     card(page, "Oni").get_by_role("button", name="Se levanta").click()
     expect(card(page, "Oni").get_by_role("button", name="Se levanta")).to_have_count(0)
     assert page.evaluate("window.__noReload") is True
+
+
+# -- the Curación chooser -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_curacion_chooser_says_the_obstaculo_of_the_patients_afeccion(browser, table, width):
+    record(table, "Aiko", {"kind": "suffer", "type": "heridas", "grade": "leve"})
+    record(table, "Aiko", {"kind": "suffer", "type": "afeccion", "grade": "leve", "source": "fugu"})
+    page = open_board(browser, table, width)
+    aiko = card(page, "Aiko")
+    aiko.locator("details.more summary").click()
+    aiko.get_by_role("button", name="Curación").click()
+
+    chooser = aiko.get_by_role("group", name="Curación: ¿quién la aplica?")
+    expect(chooser).to_contain_text("Medicina con Obstáculo −1 por la Afección leve del paciente")
+    screenshot(page, f"curacion-obstaculo-{width}")
+    close_up(chooser, f"curacion-obstaculo-{width}-close")
+    chooser.get_by_role("button", name="Kenji").click()
+    expect(aiko.get_by_text("Fatiga Leve")).to_be_visible()  # R26: the leve became Fatiga

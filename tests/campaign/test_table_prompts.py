@@ -59,3 +59,33 @@ def test_one_who_cannot_act_does_not_get_up(dj_client, campaign, aiko):
     record(campaign, aiko, kind="special", name="derribado", on=True)
     record(campaign, aiko, kind="special", name="incapacitado", on=True)
     assert "Se levanta" not in card_html(board(dj_client), aiko.pk)
+
+
+# -- the Obstáculo of the patient's Afección ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("phase", "words"),
+    [
+        ("leve", "Medicina con Obstáculo −1 por la Afección leve del paciente"),
+        ("grave", "Medicina con Obstáculo −3 por la Afección grave del paciente"),
+        ("persistente", "Medicina con Obstáculo −2 por la Afección persistente del paciente"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["heal", "surgery"])
+def test_the_curacion_chooser_names_the_obstaculo_of_the_patients_afeccion(
+    dj_client, campaign, aiko, kenji, phase, words, kind
+):
+    record(campaign, aiko, kind="suffer", type="heridas", grade="persistente")
+    record(campaign, aiko, kind="suffer", type="afeccion", grade=phase, source="fugu")
+    url = reverse("ask", args=["kiso", aiko.pk, kind])
+
+    html = dj_client.get(url, headers=HX).content.decode()
+
+    assert words in html and 'href="/reglas/#R19"' in html
+
+
+def test_a_patient_without_afeccion_gives_no_obstaculo(dj_client, campaign, aiko, kenji):
+    record(campaign, aiko, kind="suffer", type="heridas", grade="leve")
+    html = dj_client.get(reverse("ask", args=["kiso", aiko.pk, "heal"]), headers=HX)
+    assert "Obstáculo" not in html.content.decode()
