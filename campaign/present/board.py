@@ -243,7 +243,16 @@ def panels(view: BoardView) -> dict:
         "out_choices": [(why, OUT_WORDS[why]) for why in OUT_WHY],
         "area_types": [(t, texts.TYPE_LABELS[t][lang()]) for t in AREA_TYPES],
         "area_grades": [(g, texts.GRADE_LABELS[g][lang()]) for g in GRADES],
+        "after_fight": [(c, emotion_grave_words(c.snapshot.state)) for c in view.after_fight],
     }
+
+
+def emotion_grave_words(state: dict) -> str:
+    """An Emoción grave as the fight's end prompt names it: "ira: el oni"."""
+    emotion = state["emotion"]
+    variant = emotion["grave"]
+    words = texts.VARIANT_LABELS[variant][lang()] if variant in texts.VARIANT_LABELS else ""
+    return f"{words}: {emotion['grave_cause']}" if emotion["grave_cause"] else words
 
 
 def page(view: BoardView) -> dict:

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign import services
+from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -197,3 +198,44 @@ def test_the_curacion_chooser_says_the_obstaculo_of_the_patients_afeccion(browse
     close_up(chooser, f"curacion-obstaculo-{width}-close")
     chooser.get_by_role("button", name="Kenji").click()
     expect(aiko.get_by_text("Fatiga Leve")).to_be_visible()  # R26: the leve became Fatiga
+
+
+# -- Ya no está expuesto, when a fight ends ---------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ending_a_fight_offers_ya_no_esta_expuesto_to_each_in_emocion_grave(browser, table, width):
+    """Found playing: PJ kept their terror and ira long after the fight, none thought of it."""
+    for name, variant in (("Aiko", "ira"), ("Kenji", "terror")):
+        event = {"kind": "suffer", "type": "emocion", "grade": "grave", "variant": variant}
+        record(table, name, event | {"cause": "el oni"})
+    order = [Slot(pj=pj.pk) for pj in table["party"].values()]
+    services.fight_start(campaign=table["campaign"], order=order)
+    page = open_board(browser, table, width)
+    other = page.context.new_page()
+    other.goto(table["base"] + "/c/kiso/")
+    expect(other.locator("#live")).to_have_attribute("data-state", "open")
+
+    page.locator(".fight-end summary").click()
+    page.locator(".fight-end").get_by_role("button", name="Terminar combate").click()
+    prompt = page.get_by_role("group", name="El combate ha terminado.")
+    expect(prompt).to_contain_text("Aiko (ira: el oni)")
+    expect(prompt).to_contain_text("Kenji (terror: el oni)")
+    expect(prompt).not_to_contain_text("Mei")
+    screenshot(page, f"fight-end-prompt-{width}")
+    close_up(page.locator("#clockbar"), f"fight-end-prompt-{width}-close")
+    # Every tab of the board shows it.
+    expect(other.get_by_role("group", name="El combate ha terminado.")).to_contain_text("Kenji")
+
+    prompt.get_by_role("button", name="Ya no está expuesto (Aiko)").click()
+    expect(card(page, "Aiko").get_by_text("Emoción Leve: euforia")).to_be_visible()
+    expect(prompt.get_by_role("button")).to_have_count(1)
+    expect(other.get_by_role("group", name="El combate ha terminado.")).not_to_contain_text("Aiko")
+    prompt.get_by_role("button", name="Ya no está expuesto (Kenji)").click()
+    expect(card(page, "Kenji").get_by_text("Emoción Leve: miedo")).to_be_visible()
+    expect(prompt).to_have_count(0)
+
+    # Deshacer brings Kenji's terror back, and its button with it.
+    page.get_by_role("button", name="Deshacer").click()
+    expect(prompt.get_by_role("button", name="Ya no está expuesto (Kenji)")).to_be_visible()
+    assert page.evaluate("window.__noReload") is True
