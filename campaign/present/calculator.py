@@ -45,7 +45,7 @@ def breakdown(query: CalculatorQuery) -> dict:
     purpose = None if query.intent == "normal" else query.intent
     question = cause_question(state, query.attribute, purpose)
     about_cause = ""
-    if question:
+    if question and purpose is not None:
         # R16: a flight or a fight that is not about the cause of the terror or ira is any
         # other action for that Emoción.
         about_cause = {
