@@ -239,3 +239,49 @@ def test_ending_a_fight_offers_ya_no_esta_expuesto_to_each_in_emocion_grave(brow
     page.get_by_role("button", name="Deshacer").click()
     expect(prompt.get_by_role("button", name="Ya no está expuesto (Kenji)")).to_be_visible()
     assert page.evaluate("window.__noReload") is True
+
+
+# -- a night's watch by turns -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_night_in_watches_by_turns_refused_then_recorded(browser, table, width):
+    """Found playing: only one who watched all night could be entered, so the table's
+    three watches of two hours went unrecorded."""
+    page = open_board(browser, table, width)
+    page.locator("details.menu summary", has_text="Otro tiempo…").click()
+    watches = page.get_by_role("group", name="Guardias por turnos, en el Descanso del grupo (8 h)")
+    for n, (name, start, end) in enumerate((("Aiko", "0", "2"), ("Kenji", "1", "4"))):
+        watches.get_by_label(f"Guardia {n + 1}", exact=True).select_option(label=name)
+        watches.get_by_label(f"Guardia {n + 1}: desde").fill(start)
+        watches.get_by_label(f"Guardia {n + 1}: hasta").fill(end)
+    page.locator("#other-time-descanso").click()
+
+    # Refused next to its line, the panel open again, the focus on that line.
+    error = watches.locator("#watch-1-error")
+    expect(error).to_have_text("A la vez que la guardia de Aiko (0–2 h): una guardia cada vez.")
+    expect(watches).to_be_visible()
+    expect(watches.get_by_label("Guardia 2", exact=True)).to_be_focused()
+    expect(page.locator("#toasts .toast")).to_have_count(0)  # nothing written
+    screenshot(page, f"watches-refused-{width}")
+    close_up(watches, f"watches-refused-{width}-close")
+
+    watches.get_by_label("Guardia 2: desde").fill("2")
+    watches.get_by_label("Guardia 3", exact=True).select_option(label="Mei")
+    watches.get_by_label("Guardia 3: desde").fill("4")
+    watches.get_by_label("Guardia 3: hasta").fill("6")
+    page.locator("#other-time-descanso").click()
+
+    toast = page.locator("#toasts")
+    expect(toast).to_contain_text("Mei")
+    expect(page.locator("#clockbar .clock")).to_contain_text("08:00")
+    expect(watches).to_be_hidden()  # the panel closed with its Descanso
+    # Each slept 6 h around its watch: a Descanso each (R22), the trail says so.
+    expect(toast).to_contain_text("Aplica un Descanso")
+    for pj in table["party"].values():
+        pj.snapshot.refresh_from_db()
+        assert pj.snapshot.state["engine"]["last_descanso"] == 8 * 3600, pj.name
+    screenshot(page, f"watches-recorded-{width}")
+    page.get_by_role("button", name="Deshacer").click()
+    expect(page.locator("#clockbar .clock")).to_contain_text("00:00")
+    assert page.evaluate("window.__noReload") is True
