@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from campaign import services
 from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
+from tests.browser.test_accessibility import axe, describe
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 WIDTHS = [1280, 360]
@@ -36,6 +37,11 @@ def open_board(browser, table, width=1280, path="/c/kiso/"):
     expect(page.locator("#live")).to_have_attribute("data-state", "open")
     page.evaluate("window.__noReload = true")  # a reload would lose it
     return page
+
+
+def no_axe_violation(page, where: str) -> None:
+    problems = describe(where, axe(page))
+    assert not problems, "\n".join(problems)
 
 
 def close_up(locator, name: str) -> None:
@@ -118,6 +124,7 @@ def test_the_calculator_asks_whether_the_ira_is_against_its_cause(browser, table
     expect(calc.locator(".calc-lines")).to_contain_text("Emoción Grave: ira (contra la causa)")
     expect(cause.get_by_label("sí")).to_be_focused()  # the answer changed in place
     screenshot(page, f"calculator-cause-{width}")
+    no_axe_violation(page, "calculator-cause")
     close_up(calc, f"calculator-cause-{width}-close")
     cause.get_by_label("no").check()
     expect(calc.locator(".calc-total")).to_have_text("−3")
@@ -164,6 +171,7 @@ def test_se_levanta_takes_derribado_off_in_one_tap_and_deshacer_puts_it_back(bro
     expect(mei.locator(".chip-name", has_text="Derribado")).to_be_visible()
     expect(card(page, "Aiko").get_by_role("button", name="Se levanta")).to_have_count(0)
     screenshot(page, f"gets-up-{width}")
+    no_axe_violation(page, "gets-up")
     close_up(mei, f"gets-up-{width}-pj")
     close_up(card(page, "Oni"), f"gets-up-{width}-pnj")
 
@@ -195,6 +203,7 @@ def test_the_curacion_chooser_says_the_obstaculo_of_the_patients_afeccion(browse
     chooser = aiko.get_by_role("group", name="Curación: ¿quién la aplica?")
     expect(chooser).to_contain_text("Medicina con Obstáculo −1 por la Afección leve del paciente")
     screenshot(page, f"curacion-obstaculo-{width}")
+    no_axe_violation(page, "curacion-obstaculo")
     close_up(chooser, f"curacion-obstaculo-{width}-close")
     chooser.get_by_role("button", name="Kenji").click()
     expect(aiko.get_by_text("Fatiga Leve")).to_be_visible()  # R26: the leve became Fatiga
@@ -223,6 +232,7 @@ def test_ending_a_fight_offers_ya_no_esta_expuesto_to_each_in_emocion_grave(brow
     expect(prompt).to_contain_text("Kenji (terror: el oni)")
     expect(prompt).not_to_contain_text("Mei")
     screenshot(page, f"fight-end-prompt-{width}")
+    no_axe_violation(page, "fight-end-prompt")
     close_up(page.locator("#clockbar"), f"fight-end-prompt-{width}-close")
     # Every tab of the board shows it.
     expect(other.get_by_role("group", name="El combate ha terminado.")).to_contain_text("Kenji")
@@ -264,6 +274,7 @@ def test_a_night_in_watches_by_turns_refused_then_recorded(browser, table, width
     expect(watches.get_by_label("Guardia 2", exact=True)).to_be_focused()
     expect(page.locator("#toasts .toast")).to_have_count(0)  # nothing written
     screenshot(page, f"watches-refused-{width}")
+    no_axe_violation(page, "watches-refused")
     close_up(watches, f"watches-refused-{width}-close")
 
     watches.get_by_label("Guardia 2: desde").fill("2")
