@@ -1,13 +1,14 @@
 """The fight going on and the round, read from the campaign's newest campaign-wide events
-(campaign.selectors re-exports them): never the whole log."""
+(campaign.selectors re-exports them): never the whole log. And who, in the fight that has
+just ended, is still in an Emoción grave."""
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from django.db.models import QuerySet
 
 from . import turn_order
-from .models import Campaign, StateEvent
+from .models import Campaign, Character, StateEvent
 
 
 def _wide(campaign: Campaign) -> QuerySet:
@@ -98,3 +99,26 @@ def fight_and_round(*, campaign: Campaign) -> tuple[turn_order.Fight | None, int
         rest = _newest_first(_wide(campaign).filter(seq__lt=first[-1][0]), batch=100)
     rounds = _rounds_in(event for _seq, event in first)
     return _fight_in(itertools.chain(first, rest)), rounds
+
+
+def still_in_emotion_grave(
+    *, campaign: Campaign, recent: Sequence[StateEvent], in_play: Sequence[Character]
+) -> list[Character]:
+    """Who fought in the fight that has just ended and is still in an Emoción grave: those
+    of `in_play` (PJ and PNJ) the board prompts with "Ya no está expuesto".
+
+    A fight has just ended while its end is the newest campaign-wide event standing of
+    `recent` (the board's latest events): no time, Descanso or new fight since, and the
+    table not many taps further on. Its order is read back from its end to its start only
+    when one of `in_play` is in an Emoción grave."""
+    grave = [c for c in in_play if c.snapshot.state["active"]["emocion"] == "grave"]
+    if not grave:
+        return []
+    wide = next((e for e in recent if e.character_id is None and not e.is_void), None)
+    if wide is None or not (turn_order.is_fight(wide.event) and wide.event.get("do") == "end"):
+        return []
+    ended = _fight_in(_newest_first(_wide(campaign).filter(seq__lt=wide.seq), batch=100))
+    if ended is None:
+        return []
+    fought = ended.fighting | set(ended.out)
+    return [c for c in grave if c.pk in fought]

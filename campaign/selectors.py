@@ -15,6 +15,7 @@ from . import reminders, reveal, turn_order
 from .fight_reads import current_round as current_round
 from .fight_reads import fight_and_round as fight_and_round
 from .fight_reads import fight_now as fight_now
+from .fight_reads import still_in_emotion_grave
 from .models import (
     Campaign,
     CatalogueEntry,
@@ -413,6 +414,8 @@ class BoardView:
     reminders: list = field(default_factory=list)  # the DJ's notes still to come
     # What Deshacer takes back (tap_reads.latest_event), found among `recent` when it can be.
     latest: StateEvent | None = None
+    # The fight that has just ended: who fought in it and is still in an Emoción grave.
+    after_fight: list[Character] = field(default_factory=list)
 
 
 def board_view(
@@ -457,6 +460,9 @@ def board_view(
         pnj=pnj,
         templates=list(campaign.templates.order_by("name")) if session else [],
         reminders=reminders.pinned(campaign=campaign),
+        after_fight=[]
+        if now is not None
+        else still_in_emotion_grave(campaign=campaign, recent=recent, in_play=[*characters, *pnj]),
     )
 
 

@@ -265,12 +265,16 @@ class CalculatorQuery:
     attribute: str
     intent: str  # normal, flee or fight
     situational: int
+    # Whether the action flees from or fights the cause of the PJ's Emoción grave (terror,
+    # ira): only then does it take that Emoción's Facilidad (R16). No answer is "no".
+    against_cause: bool = False
 
 
 def calculator_query(data: QueryDict, characters: list[Character]) -> CalculatorQuery | None:
-    """The calculator's fields: pj (a PJ's pk, among `characters`), attribute, intent and
-    situational (a whole number from -10 to 10, "+2" and "−1" read too). None when no PJ
-    is chosen yet."""
+    """The calculator's fields: pj (a PJ's pk, among `characters`), attribute, intent,
+    situational (a whole number from -10 to 10, "+2" and "−1" read too) and against (1: the
+    action is against, or flees from, the cause of its Emoción grave). None when no PJ is
+    chosen yet."""
     pk = (data.get("pj") or "").strip()
     if not pk:
         return None
@@ -292,4 +296,111 @@ def calculator_query(data: QueryDict, characters: list[Character]) -> Calculator
         ) from None
     if not -10 <= situational <= 10:
         raise ValidationError(_("The situational modifier must be between -10 and 10."))
-    return CalculatorQuery(character, attribute, intent, situational)
+    try:
+        against = _flag(data, "against")
+    except ValidationError:
+        raise ValidationError(_("Answer yes or no: against the cause?")) from None
+    return CalculatorQuery(character, attribute, intent, situational, against)
+
+
+# -- a party Descanso's watches, hour by hour ----------------------------------------------
+
+DESCANSO_MINUTES = 8 * 60  # the party Descanso's span: 8 hours
+WATCH_ROWS_MAX = 6  # the lines of the watches form (a night is seldom cut in more)
+
+
+@dataclass
+class WatchRow:
+    """A line of the watches form as typed (who, from and to, in hours into the Descanso),
+    with what is wrong with it."""
+
+    index: int
+    pj: str = ""
+    start: str = ""
+    end: str = ""
+    error: str = ""
+
+    @property
+    def blank(self) -> bool:
+        return not (self.pj or self.start or self.end)
+
+
+@dataclass(frozen=True)
+class Watch:
+    """One PJ's watch: from `start` to `end`, in minutes into the Descanso."""
+
+    character: Character
+    start: int
+    end: int
+
+
+def hours_text(minutes: int) -> str:
+    """Minutes into a night as hours the table reads: 120 is "2", 150 is "2,5"."""
+    hours = round(minutes / 60, 2)
+    return number_format(int(hours) if hours == int(hours) else hours)
+
+
+def watch_rows(data: QueryDict, count: int) -> list[WatchRow]:
+    """The first `count` lines of the watches form, as typed (each field cut to 20 chars)."""
+
+    def field(i: int, part: str) -> str:
+        return (data.get(f"watch-{i}-{part}") or "").replace("\x00", "").strip()[:20]
+
+    return [WatchRow(i, field(i, "pj"), field(i, "start"), field(i, "end")) for i in range(count)]
+
+
+def watches_read(
+    rows: list[WatchRow], characters: list[Character], *, whole: set[int]
+) -> list[Watch]:
+    """The watches `rows` say, each checked: a PJ of `characters` not already on watch all
+    along (`whole`) nor on another line, hours within the Descanso's 8 with the end after
+    the start, no two watches at the same time. A bad line gets its `error`; the watches
+    are only worth anything when no line has one."""
+    found: list[tuple[WatchRow, Watch]] = []
+    span = hours_text(DESCANSO_MINUTES)
+    for row in rows:
+        if row.blank:
+            continue
+        who = next((c for c in characters if str(c.pk) == row.pj), None)
+        start, end = decimal(row.start), decimal(row.end)
+        if not row.pj:
+            row.error = _("Choose who keeps this watch.")
+        elif who is None:
+            row.error = _("Unknown PJ.")
+        elif not row.start or not row.end:
+            row.error = _("Give the hours of the watch: from and to, e.g. 0 and 2.")
+        elif start is None or end is None:
+            row.error = _("Give the hours as numbers, e.g. 0 and 2.")
+        elif end * 60 > DESCANSO_MINUTES:
+            row.error = _("The Descanso lasts %(span)s h: a watch goes from 0 to %(span)s.") % {
+                "span": span
+            }
+        elif round(end * 60) <= round(start * 60):
+            row.error = _("A watch ends after it starts.")
+        elif who.pk in whole:
+            row.error = _("%(name)s keeps watch all along already (ticked above).") % {
+                "name": who.name
+            }
+        elif twice := next((w for _r, w in found if w.character.pk == who.pk), None):
+            row.error = _("%(name)s keeps another watch already (%(start)s–%(end)s h).") % {
+                "name": who.name,
+                "start": hours_text(twice.start),
+                "end": hours_text(twice.end),
+            }
+        else:
+            watch = Watch(who, round(start * 60), round(end * 60))
+            other = next(
+                (w for _r, w in found if w.start < watch.end and watch.start < w.end), None
+            )
+            if other is not None:
+                row.error = _(
+                    "At the same time as the watch of %(name)s (%(start)s–%(end)s h): "
+                    "one watch at a time."
+                ) % {
+                    "name": other.character.name,
+                    "start": hours_text(other.start),
+                    "end": hours_text(other.end),
+                }
+            else:
+                found.append((row, watch))
+    return [watch for _row, watch in found]

@@ -54,9 +54,9 @@ class Visitor:
 def stage() -> dict:
     """The Demo campaign (two past sessions) plus an evening in progress: a session open,
     a fight on (with a name-only slot of an older log, a group of PNJ, the DJ's reminders
-    and, prolonged effort on, one not exerting itself), a pending TS, a secret Afección, a catalogue entry, a Plantilla and PNJ
-    (enemies, an ally, an archived one), a PJ with no player yet (with an invitation), an
-    archived PJ and a one-time password link."""
+    and, prolonged effort on, one not exerting itself), a pending TS, a secret Afección, a
+    catalogue entry, a Plantilla and PNJ (enemies, an ally, an archived one), a PJ with no
+    player yet (with an invitation), an archived PJ and a one-time password link."""
     call_command("demo", stdout=StringIO())
     campaign = Campaign.objects.get(slug="demo")
     dj = get_user_model().objects.get(username="dj")

@@ -11,7 +11,7 @@ from rules.vocab import GRADES
 from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
 from ..selectors import BoardView, pnj_made, tap_base
-from ..taps import CALCULATOR_ATTRIBUTES
+from ..taps import CALCULATOR_ATTRIBUTES, WATCH_ROWS_MAX, WatchRow
 from ..turn_order import OUT_WHY, Fight, slot_name, turn_lost
 from . import lang
 from .card import Card, board_card
@@ -243,7 +243,24 @@ def panels(view: BoardView) -> dict:
         "out_choices": [(why, OUT_WORDS[why]) for why in OUT_WHY],
         "area_types": [(t, texts.TYPE_LABELS[t][lang()]) for t in AREA_TYPES],
         "area_grades": [(g, texts.GRADE_LABELS[g][lang()]) for g in GRADES],
+        "after_fight": [(c, emotion_grave_words(c.snapshot.state)) for c in view.after_fight],
+        "watch_rows": watch_rows_blank(view.characters),
     }
+
+
+def watch_rows_blank(characters: list[Character]) -> list[WatchRow]:
+    """The blank lines of the watches by turns: one a PJ in play (a few at most), none for
+    a party of one."""
+    count = min(len(characters), WATCH_ROWS_MAX) if len(characters) > 1 else 0
+    return [WatchRow(i) for i in range(count)]
+
+
+def emotion_grave_words(state: dict) -> str:
+    """An Emoción grave as the fight's end prompt names it: "ira: el oni"."""
+    emotion = state["emotion"]
+    variant = emotion["grave"]
+    words = texts.VARIANT_LABELS[variant][lang()] if variant in texts.VARIANT_LABELS else ""
+    return f"{words}: {emotion['grave_cause']}" if emotion["grave_cause"] else words
 
 
 def page(view: BoardView) -> dict:

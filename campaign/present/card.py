@@ -5,6 +5,7 @@ the active language. The DJ's board and the player's sheet share it; `for_player
 out what the DJ keeps secret.
 """
 
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from rules.vocab import (
 
 from ..models import Campaign, Character
 from . import lang
-from .figures import clock_parts, gap_words
+from .figures import clock_parts, gap_words, signed
 
 # The rules a card links for each type (its effect, overflow and recovery).
 TYPE_RULES = {
@@ -36,6 +37,16 @@ TYPE_RULES = {
 }
 CHECK_RULE = {name: rule for name, (_attribute, _optional, rule) in CHECKS.items()}
 ATTRIBUTES = MODIFIED_SCORES
+
+
+def calc_key(state: dict) -> str:
+    """What the modifier calculator reads of a state (the active grades, the Emoción's
+    variants and cause), as a short key: a card and the calculator's result that carry the
+    same key agree, and the calculator asks again when its PJ's card changes key."""
+    active, emotion = state["active"], state["emotion"]
+    read = [active[t] or "" for t in TYPES]
+    read += [emotion[g] or "" for g in GRADES] + [emotion["grave_cause"] or ""]
+    return f"{zlib.crc32(chr(31).join(read).encode()):08x}"
 
 
 @dataclass
@@ -128,6 +139,26 @@ class Card:
     def pending_total(self) -> int:
         """Every check waiting, each pile counted whole."""
         return sum(p.count for p in self.pending)
+
+    @property
+    def medicine_note(self) -> str:
+        """The Obstáculo a healer's Medicina takes from this patient's Afección (R19), for
+        the DJ; "" when none."""
+        if not self.medicine_obstacle or not self.phase:
+            return ""
+        return _("Medicina with Obstáculo %(value)s for the patient's %(phase)s Afección") % {
+            "value": signed(self.medicine_obstacle),
+            "phase": texts.GRADE_LABELS[self.phase][lang()].lower(),
+        }
+
+    @property
+    def gets_up(self) -> bool:
+        """Whether the card offers "Se levanta": derribado, and able to act."""
+        return self.can_act and "derribado" in self.state["specials"]
+
+    @property
+    def calc_key(self) -> str:
+        return calc_key(self.state)
 
     @property
     def treated(self) -> bool:

@@ -33,7 +33,7 @@ from .characters import (
 from .checks import ROLL_ALL_MAX, RolledAll, checks_roll_all
 from .events import EventVoidRefused, event_record, event_void, events_void, tap_undo
 from .fight import fight_end, fight_order, fight_pass, fight_start
-from .party import catch_up, party_event, round_pass
+from .party import WatchRefused, catch_up, party_event, round_pass
 from .players import (
     WRONG_CODES,
     code_display,
@@ -109,6 +109,7 @@ __all__ = [
     "events_void",
     "tap_undo",
     "party_event",
+    "WatchRefused",
     "round_pass",
     "invitation_accept",
     "invitation_cancel",

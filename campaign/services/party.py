@@ -1,6 +1,8 @@
-"""The party's time: time or a Descanso for every PJ in play (some keeping watch, those
-asleep sleeping on), a PJ catching up with the party's clock, and rounds (with the turn
-ends they need, and in a fight each one's effort)."""
+"""The party's time: time or a Descanso for every PJ in play (some keeping watch, all
+along or by turns, those asleep sleeping on), a PJ catching up with the party's clock, and
+rounds (with the turn ends they need, and in a fight each one's effort)."""
+
+from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -11,6 +13,7 @@ from ..models import Campaign, Character, CharacterSnapshot, StateEvent
 from ..selectors import (
     campaign_clock,
     fight_now,
+    party_ids,
     party_members,
     round_reach,
     turn_end_missing,
@@ -33,49 +36,115 @@ def _no_fight_on(campaign: Campaign) -> None:
         )
 
 
+DESCANSO_MINUTES = 8 * 60
+DESCANSO_SLEEP = 6 * 60  # R22: the sleep a Descanso needs
+
+
+def _hours(minutes: int) -> int | float:
+    return minutes // 60 if minutes % 60 == 0 else minutes / 60
+
+
+def watch_steps(start: int, end: int, span: int = DESCANSO_MINUTES) -> list[dict]:
+    """One PJ's night around its watch, from `start` to `end` minutes into a Descanso of
+    `span`: awake (activo) on watch, asleep the rest, as the rules' events.
+
+    Sleep cut in two by a watch yet adding up to a Descanso's 6 hours (a watch of 2 h in
+    8) is one: the watch is recorded first and the sleep in one piece after it, so the
+    rules, which count a Descanso from one sleep of 6 hours (R22, R23), give it. Otherwise
+    the night is recorded in its order (a sleep shorter than 6 hours is no Descanso)."""
+    before, after = start, span - end
+    awake = {"kind": "time", "minutes": end - start, "activity": "activo"}
+    if before and after and before + after >= DESCANSO_SLEEP:
+        return [awake, {"kind": "sleep", "hours": _hours(before + after)}]
+    steps: list[dict] = [{"kind": "sleep", "hours": _hours(before)}] if before else []
+    steps.append(awake)
+    if after:
+        steps.append({"kind": "sleep", "hours": _hours(after)})
+    return steps
+
+
+class WatchRefused(ValidationError):
+    """A watch by turns refused: `pk` is the PJ whose watch it is."""
+
+    def __init__(self, message: str, *, pk: int) -> None:
+        super().__init__(message, code="watch")
+        self.pk = pk
+
+
 def party_event(
     *,
     campaign: Campaign,
     event: dict,
     watch: frozenset[int] = frozenset(),
+    shifts: Sequence[tuple[int, int, int]] = (),
     actor: User | None = None,
     idempotency_key: str = "",
 ) -> list[StateEvent]:
     """Time or a Descanso for the party, in one transaction, while the PJ in `watch` keep
     watch: they stay awake and get the same time as activity, with what that brings (a
-    Descanso's 8 hours, for a Descanso). A PJ already asleep (its own sleep, or R24's
-    faint) and not on watch sleeps on with the party (rules v2.2: the Descanso reaches it
-    too, and it wakes with them). The events recorded, the party's first."""
+    Descanso's 8 hours, for a Descanso). In a Descanso, `shifts` are watches by turns, (pk,
+    from, to) in minutes into its 8 hours: each of those PJ sleeps the rest (watch_steps).
+    A PJ already asleep (its own sleep, or R24's faint) and not on watch sleeps on with the
+    party (rules v2.2: the Descanso reaches it too, and it wakes with them). The events
+    recorded, the party's first; Deshacer takes them back together."""
     if event.get("kind") not in ("time", "descanso"):
         raise ValidationError(_("Only time and a Descanso can leave PJ out."), code="invalid")
+    if shifts and event["kind"] != "descanso":
+        raise ValidationError(_("Watches by turns are for the party Descanso."), code="shifts")
     with transaction.atomic():
         lock(campaign)
         if done := tap_done(campaign, idempotency_key):
             return done
         _no_fight_on(campaign)
-        watchers = list(party_members(campaign=campaign).filter(pk__in=watch))
-        records = [
-            event_record(
-                campaign=campaign,
-                event=event,
-                actor=actor,
-                idempotency_key=tap_key(idempotency_key, ""),
-                leave_out=frozenset(c.pk for c in watchers),
+        party = party_members(campaign=campaign)
+        watchers = list(party.filter(pk__in=watch))
+        on_shift = {
+            c.pk: c
+            for c in party.filter(pk__in=[pk for pk, _s, _e in shifts]).select_related("snapshot")
+        }
+        for pk, _start, _end in shifts:
+            if pk not in on_shift:
+                raise WatchRefused(_("Unknown PJ."), pk=pk)
+            if on_shift[pk].snapshot.state["asleep"]:
+                raise WatchRefused(
+                    _("%(name)s is asleep: wake them before their watch, or leave it out.")
+                    % {"name": on_shift[pk].name},
+                    pk=pk,
+                )
+        on_watch = {c.pk for c in watchers} | set(on_shift)  # awake some hours, or all
+        members = party_ids(campaign=campaign)
+        records = []
+        # All on watch (by turns, often): no party event. Nobody at all: its error.
+        if not (on_watch and members <= on_watch):
+            records.append(
+                event_record(
+                    campaign=campaign,
+                    event=event,
+                    actor=actor,
+                    idempotency_key=tap_key(idempotency_key, ""),
+                    leave_out=frozenset(on_watch),
+                )
             )
-        ]
         if event["kind"] == "descanso":
             awake = {"kind": "time", "hours": 8, "activity": "activo"}
         else:
             awake = {k: v for k, v in event.items() if k not in ("activity", "calm", "seed")}
             awake["activity"] = "activo"
-        for watcher in watchers:
+        # Each PJ on watch gets its events keyed ":w<n>", n counting every one of them (the
+        # first has the tap's own key when there is no party event: a repeat finds it).
+        nights = [(c, [awake]) for c in watchers]
+        nights += [(on_shift[pk], watch_steps(start, end)) for pk, start, end in shifts]
+        steps = [(c, step) for c, night in nights for step in night]
+        anchored = bool(records)
+        for n, (watcher, step) in enumerate(steps):
+            suffix = f":w{n}" if anchored or n else ""
             records.append(
                 event_record(
                     campaign=campaign,
                     character=watcher,
-                    event=awake,
+                    event=step,
                     actor=actor,
-                    idempotency_key=tap_key(idempotency_key, f":w{watcher.pk}"),
+                    idempotency_key=tap_key(idempotency_key, suffix),
                 )
             )
     return records

@@ -41,6 +41,7 @@ from .answers import (
     summaries,
     with_cursor,
 )
+from .party import watches_kept
 
 # The second taps: the choices each asks for (templates/campaign/board/ask/), "More
 # actions" and a PNJ's "Whole card", the parts of a card asked for when they open.
@@ -75,6 +76,8 @@ def board(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context["session_start"] = request.session.pop("session_start", None)
     # A refused "Terminar sesión" (setup.session_end): the recap typed, and why.
     context["session_end"] = request.session.pop("session_end", None)
+    # Refused watches by turns (party.party_descanso): "Otro tiempo…" open, with them.
+    context.update(watches_kept(request))
     return render(request, TEMPLATE, context)
 
 

@@ -5,6 +5,8 @@ that PJ alone), or, refused, with the reason next to the control that was used. 
 campaign's DJ reaches these.
 """
 
+from dataclasses import asdict
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -23,7 +25,7 @@ from ..access import campaign_for_dj
 from ..models import Campaign, Character, StateEvent
 from ..numbers import whole, wholes
 from ..present import lang
-from ..present.board import party_who
+from ..present.board import party_who, watch_rows_blank
 from ..present.events import event_label, void_refused
 from ..requests import AuthedHttpRequest
 from .answers import (
@@ -100,19 +102,73 @@ def party_done(
     return with_cursor(_render_board_part(request, campaign, toast=toast), campaign)
 
 
-def _party_record(request: AuthedHttpRequest, campaign: Campaign, event: dict) -> list[StateEvent]:
-    """The party's time or Descanso, with the PJ the form says keep watch (`watch`)."""
-    watch = wholes(request.POST.getlist("watch"))
-    in_play = {c.pk for c in selectors.board_characters(campaign=campaign)}
-    if watch is None or not set(watch) <= in_play:
-        raise ValidationError(_("Unknown PJ."), code="invalid")
+def _party_record(
+    request: AuthedHttpRequest,
+    campaign: Campaign,
+    event: dict,
+    *,
+    watch: set[int],
+    shifts: list[taps.Watch] | None = None,
+) -> list[StateEvent]:
+    """The party's time or Descanso, with the PJ who keep watch all along (`watch`) and,
+    for a Descanso, by turns (`shifts`)."""
     return services.party_event(
         campaign=campaign,
         event=event,
         watch=frozenset(watch),
+        shifts=[(w.character.pk, w.start, w.end) for w in shifts or ()],
         actor=request.user,
         idempotency_key=idempotency_key(request),
     )
+
+
+def _watch_all_along(request: AuthedHttpRequest, characters: list[Character]) -> set[int]:
+    """The PJ the form ticks as keeping watch all along: of `characters` (the PJ in play),
+    or a ValidationError."""
+    watch = wholes(request.POST.getlist("watch"))
+    if watch is None or not set(watch) <= {c.pk for c in characters}:
+        raise ValidationError(_("Unknown PJ."), code="invalid")
+    return set(watch)
+
+
+def _watches_refused(
+    request: AuthedHttpRequest,
+    campaign: Campaign,
+    rows: list[taps.WatchRow],
+    error: str = "",
+) -> HttpResponse:
+    """Watches by turns refused: nothing written, the watches' lines again with the reason
+    beside each one that has one (`error`: the reason for them all). Without JavaScript the
+    board opens "Otro tiempo…" with them."""
+    if not request.htmx:
+        request.session["watches"] = {
+            "rows": [asdict(row) for row in rows],
+            "error": error,
+            "whole": request.POST.getlist("watch")[:50],
+        }
+        return redirect("board", slug=campaign.slug)
+    context = {
+        "characters": selectors.board_characters(campaign=campaign),
+        "watch_rows": rows,
+        "watches_error": error,
+    }
+    html = render_to_string("campaign/board/_watches.html", context, request)
+    return reswap(retarget(HttpResponse(html, status=422), "#watches"), "innerHTML")
+
+
+def watches_kept(request: AuthedHttpRequest) -> dict:
+    """What a refused watch left for the board without JavaScript (views.board.board): the
+    lines as typed, their reasons, who was ticked; {} when nothing was."""
+    kept = request.session.pop("watches", None)
+    if not isinstance(kept, dict):
+        return {}
+    rows = [taps.WatchRow(**row) for row in kept.get("rows", []) if isinstance(row, dict)]
+    return {
+        "watch_rows": rows,
+        "watches_error": kept.get("error", ""),
+        "watch_whole": {pk for pk in wholes(kept.get("whole", [])) or []},
+        "watches_open": True,
+    }
 
 
 @require_POST
@@ -125,9 +181,15 @@ def party_time(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         if (request.htmx.trigger or "").startswith("other-time")
         else "time-error"
     )
+    characters = selectors.board_characters(campaign=campaign)
+    rows = taps.watch_rows(request.POST, len(watch_rows_blank(characters)))
+    if not all(row.blank for row in rows):
+        message = _("Watches by turns are for the party Descanso: tap “Party Descanso (8 h)”.")
+        return _watches_refused(request, campaign, rows, message)
     try:
         event = taps.time_event(request.POST)
-        records = _party_record(request, campaign, event)
+        watch = _watch_all_along(request, characters)
+        records = _party_record(request, campaign, event, watch=watch)
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
@@ -170,8 +232,19 @@ def party_descanso(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         if (request.htmx.trigger or "").startswith("other-time")
         else "time-error"
     )
+    characters = selectors.board_characters(campaign=campaign)
+    rows = taps.watch_rows(request.POST, len(watch_rows_blank(characters)))
     try:
-        records = _party_record(request, campaign, {"kind": "descanso"})
+        watch = _watch_all_along(request, characters)
+        shifts = taps.watches_read(rows, characters, whole=watch)
+        if any(row.error for row in rows):
+            return _watches_refused(request, campaign, rows)
+        descanso = {"kind": "descanso"}
+        records = _party_record(request, campaign, descanso, watch=watch, shifts=shifts)
+    except services.WatchRefused as err:
+        for row in rows:
+            row.error = " ".join(err.messages) if row.pj == str(err.pk) else ""
+        return _watches_refused(request, campaign, rows)
     except ValidationError as err:
         return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
     except RuleError as err:
