@@ -219,3 +219,31 @@ def test_a_refused_voids_address_opened_again_is_the_events_page(browser, table)
     page.goto(page.url)  # the address the refusal left, opened again: the event's page
     expect(page.get_by_role("heading", name="Justo antes")).to_be_visible()
     assert page.url == address
+
+
+def test_a_refused_void_names_every_event_that_depends_on_it_each_a_link(browser, table):
+    campaign = table["aiko"].campaign
+
+    def record(character, **event):
+        return services.event_record(campaign=campaign, character=character, event=event)
+
+    sleep = record(None, kind="sleep")
+    kenji_wakes = record(table["kenji"], kind="wake")
+    aiko_wakes = record(table["aiko"], kind="wake")
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/evento/{sleep.seq}/")
+        page.get_by_text("Anular este evento…").click()
+        page.get_by_label("¿Por qué?").fill("no durmieron")
+
+        page.get_by_role("button", name="Anular").click()
+
+        error = page.locator("#void-error")
+        expect(error).to_contain_text("sin él dejarían de valer 2 eventos posteriores")
+        expect(error).to_contain_text(f"el #{kenji_wakes.seq} de Kenji (Despierta)")
+        expect(error).to_contain_text(f"el #{aiko_wakes.seq} de Aiko (Despierta)")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"event-void-refused-{width}")
+    error.get_by_role("link", name=f"#{aiko_wakes.seq}").click()
+    heading = page.get_by_role("heading", name=re.compile(f"#{aiko_wakes.seq} · Aiko"))
+    expect(heading).to_be_visible()
