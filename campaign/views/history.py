@@ -27,6 +27,7 @@ from ..numbers import whole
 from ..present import lang
 from ..present.card import build
 from ..present.events import void_refused
+from ..present.figures import clock_parts
 from ..reference import render_recap
 from ..requests import AuthedHttpRequest
 
@@ -294,9 +295,19 @@ def session_sheets(request: AuthedHttpRequest, slug: str, number: int) -> HttpRe
         "campaign": membership.campaign,
         "session": session,
         "entries": _sheet_entries(session, viewer),
+        "clock": clock_parts(_session_clock(session)),
         "is_dj": viewer.is_dj,
     }
     return render(request, "campaign/session_sheets.html", context)
+
+
+def _session_clock(session: GameSession) -> int:
+    """The party's game time at the session's end (the furthest any of the party kept by
+    session_end had got, as the board's clock reads it then), or now while it is open."""
+    if session.is_open:
+        return selectors.campaign_clock(campaign=session.campaign)
+    clocks = (data["state"].get("clock") for data in session.sheet_summary.values())
+    return max((c for c in clocks if isinstance(c, int)), default=0)
 
 
 @require_GET

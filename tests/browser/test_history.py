@@ -247,3 +247,30 @@ def test_a_refused_void_names_every_event_that_depends_on_it_each_a_link(browser
     error.get_by_role("link", name=f"#{aiko_wakes.seq}").click()
     heading = page.get_by_role("heading", name=re.compile(f"#{aiko_wakes.seq} · Aiko"))
     expect(heading).to_be_visible()
+
+
+def test_the_end_of_session_sheets_show_the_partys_game_time_at_its_end(browser, table):
+    campaign = table["aiko"].campaign
+    # After the session: the party's clock moves on, its sheets keep the end's time.
+    services.event_record(campaign=campaign, event={"kind": "time", "hours": 5})
+    services.session_start(campaign=campaign, title="La vuelta")
+    services.event_record(campaign=campaign, event={"kind": "time", "minutes": 2})
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
+
+        clock = page.locator("#session-clock")
+        expect(clock).to_have_text(
+            re.compile(r"Tiempo de juego del grupo al terminar la sesión:\s+Día 1\s+00:10")
+        )
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"session-sheets-clock-{width}")
+
+        page.goto(f"{table['base']}/c/kiso/sesion/2/hojas/")
+        expect(page.locator("#session-clock")).to_have_text(
+            re.compile(r"Tiempo de juego del grupo ahora:\s+Día 1\s+05:12")
+        )
+    page.emulate_media(media="print")
+    expect(page.get_by_role("article", name="Kenji")).to_contain_text(
+        "Kiso · Sesión 2 · Día 1 05:12"
+    )
