@@ -274,3 +274,71 @@ def test_the_end_of_session_sheets_show_the_partys_game_time_at_its_end(browser,
     expect(page.get_by_role("article", name="Kenji")).to_contain_text(
         "Kiso · Sesión 2 · Día 1 05:12"
     )
+
+
+def test_the_history_follows_the_table_live_for_the_dj_and_for_a_player(browser, table):
+    campaign, aiko, kenji = table["aiko"].campaign, table["aiko"], table["kenji"]
+    dj = page_for(browser, table, table["dj"])
+    dj.goto(f"{table['base']}/c/kiso/historia/?final=1")
+    player = page_for(browser, table, table["mei"], PHONE)
+    player.goto(f"{table['base']}/c/kiso/historia/?final=1")
+    for page in (dj, player):
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+        page.evaluate("window.__noReload = true")
+
+    services.session_start(campaign=campaign, title="La vuelta")
+    services.event_record(
+        campaign=campaign,
+        character=kenji,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "afeccion", "grade": "grave", "source": "ponzoña azul"},
+    )
+
+    expect(dj.locator("#history-sessions")).to_contain_text("Sesión 2: La vuelta")
+    expect(dj.locator(".timeline-row").last).to_contain_text("Aiko: Afección Grave")
+    expect(dj.locator(".timeline-row", has_text="Kenji: Fatiga Leve")).to_have_count(1)
+    screenshot(dj, "history-live-1280")
+    # The player's history, as ever: their PJ's events, the secret kept.
+    expect(player.locator("#history-sessions")).to_contain_text("Sesión 2: La vuelta")
+    expect(player.locator(".timeline-row").last).to_contain_text("Aiko: Afección Grave")
+    text = player.content()
+    assert "Kenji" not in text and "ponzoña" not in text.lower()
+    assert player.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(player, "history-live-player-360")
+    assert dj.evaluate("window.__noReload") and player.evaluate("window.__noReload")
+
+
+def test_a_sessions_page_follows_the_table_live(browser, table):
+    campaign = table["aiko"].campaign
+    session = services.session_start(campaign=campaign, title="La vuelta")
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/2/")
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+        page.evaluate("window.__noReload = true")
+        page.locator(".timeline-svg").scroll_into_view_if_needed()
+        expect(page.locator(".timeline-svg svg")).to_be_visible()  # drawn once in sight
+        page.get_by_label("Resumen (Markdown)").fill("A medio escribir")
+
+        wound = services.event_record(
+            campaign=campaign,
+            character=table["kenji"],
+            event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+        )
+
+        row = page.locator(f"#e{wound.seq}")
+        expect(row).to_contain_text("Kenji: Heridas Leve")
+        expect(
+            page.locator(f'.timeline-svg g.tl-lane[data-pj="{table["kenji"].pk}"]')
+        ).to_be_visible()
+        # What the DJ was typing stays.
+        expect(page.get_by_label("Resumen (Markdown)")).to_have_value("A medio escribir")
+        assert page.evaluate("window.__noReload")
+        screenshot(page, f"session-live-{width}")
+    services.session_end(session=session)
+    expect(page.locator("#session-head")).not_to_contain_text("en curso")
+    expect(page.get_by_role("link", name="Hojas de fin de sesión")).to_be_visible()
