@@ -186,7 +186,7 @@ DESCRIBED = [
         "evitar infección",
         "resist infection",
     ),
-    ({"change": "check_passed", "check": "shock_grave_fin_turno"}, "TS VOL", "Save VOL"),
+    ({"change": "check_passed", "check": "shock_grave_fin_turno"}, "TS VOL", "Save WIL"),
     ({"change": "check_failed", "check": "sin_descanso"}, "Descanso", "Long rest"),
     (
         {"change": "check_dismissed", "check": "heridas_leve_descanso"},
@@ -385,3 +385,20 @@ def test_v21_shock_leve_text_after_the_round_passed_is_this_rounds_turn():
 
     assert "Ronda siguiente" in texts.card("shock", "leve", engine=state["engine"])["ends"]
     assert "Ronda siguiente" not in texts.card("shock", "leve", engine=later["engine"])["ends"]
+
+
+def test_the_scores_read_in_each_language_the_log_keeping_the_spanish_keys():
+    from rules.texts import score_label
+
+    assert [score_label(k, "en") for k in ("FUE", "AGI", "DES", "INT", "VOL")] == [
+        "STR",
+        "AGI",
+        "DEX",
+        "INT",
+        "WIL",
+    ]
+    assert [score_label(k, "es") for k in ("FUE", "DES", "VOL")] == ["FUE", "DES", "VOL"]
+    assert score_label("SUERTE", "en") == "SUERTE"  # a table's own score, as typed
+    scores = {"rule": "base", "change": "scores", "scores": {"VOL": 2, "FUE": 3}}
+    assert describe(scores, "en") == "Attribute scores: STR 3, WIL 2"
+    assert describe(scores, "es") == "Puntuaciones: FUE 3, VOL 2"
