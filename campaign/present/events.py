@@ -152,7 +152,9 @@ def _attributes(event: dict, code: str) -> str:
     if not scores:
         return _("Scores: none yet")
     return _("Scores: %(scores)s") % {
-        "scores": ", ".join(f"{k} {v}" for k, v in texts.score_order(scores))
+        "scores": ", ".join(
+            f"{texts.score_label(k, code)} {v}" for k, v in texts.score_order(scores)
+        )
     }
 
 
