@@ -269,3 +269,57 @@ def test_a_pj_with_a_special_state_reads_english_labels_on_every_page_of_it(demo
     cards = client.get(pages[2]).content.decode()
     assert "Taro · Special state" in visible(cards)
     assert read_all_in_english(client, pages) == {}
+
+
+# A Spanish label on an English page of docs only beside the English word it stands for.
+ENGLISH_OF = {"E.Esp": "special state", "TS": "save", "FUE": "STR", "DES": "DEX", "VOL": "WIL"}
+BLOCKS = ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "dt", "dd")
+
+
+class Blocks(HTMLParser):
+    """The text of each paragraph, list item, cell or heading, apart (a nested list's items
+    apart from the item that holds them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[list[str]] = []
+        self.done: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in BLOCKS:
+            self.stack.append([])
+
+    def handle_endtag(self, tag):
+        if tag in BLOCKS and self.stack:
+            self.done.append(" ".join("".join(self.stack.pop()).split()))
+
+    def handle_data(self, data):
+        if self.stack:
+            self.stack[-1].append(data)
+
+
+def unpaired_labels(html: str) -> list[str]:
+    parser = Blocks()
+    parser.feed(html)
+    return [
+        f"{label} ⟵ {block}"
+        for block in parser.done
+        for label, english in ENGLISH_OF.items()
+        if re.search(rf"\b{re.escape(label)}\b", block) and english.lower() not in block.lower()
+    ]
+
+
+def test_the_rules_and_the_guide_in_english_say_a_spanish_label_only_beside_its_english(db):
+    client = Client()
+    client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    for name in ("rules", "guide"):
+        response = client.get(reverse(name))
+        assert response.headers["Content-Language"] == "en"
+        assert unpaired_labels(response.content.decode()) == [], name
+
+
+def test_the_docs_check_catches_a_spanish_label_alone():
+    assert unpaired_labels("<ul><li>Give an E.Esp<ul><li>a special state</li></ul></li></ul>")
+    assert unpaired_labels("<p>a save FUE appears</p>")
+    assert not unpaired_labels("<li><strong>Special state</strong> (E.Esp): a state</li>")
+    assert not unpaired_labels("<td>STR, AGI, DEX</td><p>FUE is STR</p>")
