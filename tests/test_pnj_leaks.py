@@ -1,7 +1,8 @@
 """No player page, download, picture or live answer carries what the DJ has not revealed of
 a PNJ: the Demo's evening in progress (tests/pages.py) with a fight of unrevealed PNJ (one
 hidden until its first turn, a group of a Plantilla's copies) and an unrevealed ally in the
-party, crawled by every link a player's pages lead to, downloads and live answers too."""
+party, crawled by every link a player's pages lead to, downloads and live answers too (the
+history pages' live parts among them)."""
 
 from urllib.parse import urlsplit
 
@@ -82,7 +83,13 @@ def _player_answers(staged: dict) -> dict[str, str]:
         f"{refresh}?foes=1",
         f"{reverse('live_changes')}?since={campaign.pk}:0",
     ]
-    return _everything(client, start)
+    answers = _everything(client, start)
+    # The history pages' live parts (static/js/history.js asks its page's own address).
+    for path in [p for p in answers if pages.route(p) in ("history", "session_detail")]:
+        response = client.get(path, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        answers[f"{path} (live)"] = response.content.decode()
+    return answers
 
 
 @pytest.mark.django_db
@@ -93,6 +100,8 @@ def test_a_player_reaches_nothing_the_dj_has_not_revealed():
 
     assert len(answers) > 20 and any("/hoja/" in path for path in answers)
     assert any(p.endswith((".csv", ".md", ".svg")) or "formato=" in p for p in answers), answers
+    live = [text for path, text in answers.items() if path.endswith("(live)")]
+    assert len(live) >= 3 and all('id="history-events"' in text for text in live)
     leaks = [path for path, text in answers.items() if TOKEN in text]
     assert leaks == []
     sheet = next(t for p, t in answers.items() if p.endswith("/hoja/"))

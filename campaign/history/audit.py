@@ -26,7 +26,7 @@ from ..present import lang
 from ..present.board import party_who
 from ..present.card import Card, build
 from ..present.events import event_label, linked, trail_text
-from ..present.figures import clock_parts, signed
+from ..present.figures import clock_parts, score_words, signed
 from .fights import FightNames, archived_text, order_text, out_text, slot_text
 
 PAGE = 100
@@ -355,7 +355,7 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
         if value != old:
             out.append(
                 _("%(attribute)s modifier %(old)s → %(new)s")
-                % {"attribute": key, "old": signed(old), "new": signed(value)}
+                % {"attribute": score_words(key), "old": signed(old), "new": signed(value)}
             )
     # Counted, not just named: a pile of one check grows and shrinks one at a time.
     checks_before = Counter(p["check"] for p in before["pending"])

@@ -299,7 +299,7 @@ def build(
         by_name[p["check"]] = PendingCheck(
             check=p["check"],
             label=text["label"],
-            attribute=p["attribute"],
+            attribute=texts.score_label(p["attribute"], code),
             score=scores.get(p["attribute"]),
             optional=p["optional"],
             rule=CHECK_RULE[p["check"]],

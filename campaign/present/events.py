@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
+from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -151,7 +152,9 @@ def _attributes(event: dict, code: str) -> str:
     if not scores:
         return _("Scores: none yet")
     return _("Scores: %(scores)s") % {
-        "scores": ", ".join(f"{k} {v}" for k, v in texts.score_order(scores))
+        "scores": ", ".join(
+            f"{texts.score_label(k, code)} {v}" for k, v in texts.score_order(scores)
+        )
     }
 
 
@@ -240,27 +243,60 @@ def _strip_tags(text: str) -> str:
 
 
 class VoidRefusal(Protocol):
-    """A refused void (services.EventVoidRefused): the event, the later one that would no
-    longer hold, whose that is, and the rules' reason."""
+    """A refused void (services.EventVoidRefused): the event, and every later one that
+    would no longer hold, each with whose it is and the rules' reason."""
 
     event: StateEvent
-    blocking_event: StateEvent
-    character: Character
-    error: RuleError
+    blocking: list[tuple[StateEvent, Character, RuleError]]
 
 
-def void_refused(refused: VoidRefusal) -> str:
-    """Why a void was refused, in the active language: the later event that would no longer
-    hold, whose it is, and the rules' reason."""
+VOID_NAMED = 5  # later events a refused void names; the rest are counted ("and 3 more")
+
+
+def _event_link(event: StateEvent) -> SafeString:
+    url = reverse("event_detail", args=[event.campaign.slug, event.seq])
+    return format_html('<a href="{}">#{}</a>', url, event.seq)
+
+
+def void_refused(refused: VoidRefusal) -> SafeString:
+    """Why a void was refused, in the active language, as HTML: each later event that would
+    no longer hold (the first VOID_NAMED, then how many more), a link to its page, whose
+    it is, what it was and the rules' reason."""
     code = lang()
+    blocking = refused.blocking
+    if len(blocking) == 1:
+        event, character, error = blocking[0]
+        text = _(
+            "#%(seq)s cannot be voided: %(character)s's %(blocking)s (%(what)s) would no "
+            "longer hold. %(reason)s"
+        )
+        return mark_safe(
+            text
+            % {
+                "seq": refused.event.seq,
+                "blocking": _event_link(event),
+                "what": escape(event_label(event.event)),
+                "character": escape(character.name),
+                "reason": escape(error.message(code)),
+            }
+        )
+    items = [
+        _("%(character)s's %(blocking)s (%(what)s): %(reason)s")
+        % {
+            "blocking": _event_link(event),
+            "what": escape(event_label(event.event)),
+            "character": escape(character.name),
+            "reason": escape(error.message(code).rstrip(".")),
+        }
+        for event, character, error in blocking[:VOID_NAMED]
+    ]
+    more = len(blocking) - VOID_NAMED
+    if more > 0:
+        items.append(ngettext("and %(n)s more", "and %(n)s more", more) % {"n": more})
     text = _(
-        "#%(seq)s cannot be voided: %(character)s's #%(blocking)s (%(what)s) would no "
-        "longer hold. %(reason)s"
+        "#%(seq)s cannot be voided: %(count)s later events would no longer hold without it: "
+        "%(events)s. Void those first, the newest first."
     )
-    return text % {
-        "seq": refused.event.seq,
-        "blocking": refused.blocking_event.seq,
-        "what": event_label(refused.blocking_event.event),
-        "character": refused.character.name,
-        "reason": refused.error.message(code),
-    }
+    return mark_safe(
+        text % {"seq": refused.event.seq, "count": len(blocking), "events": "; ".join(items)}
+    )

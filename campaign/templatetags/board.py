@@ -14,6 +14,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaign.present import lang
+from campaign.present.figures import score_words
 from campaign.present.figures import signed as signed_text
 from campaign.templatetags.card_parts import _esc, ealt_text, sign_class
 from campaign.templatetags.rules_reference import rule_url
@@ -326,7 +327,7 @@ def check_list(context, card) -> str:
 
 
 def _attribute(key: str) -> str:
-    return _esc(_("other") if key == "otro" else key)
+    return _esc(score_words(key))
 
 
 @register.simple_tag
@@ -372,7 +373,7 @@ def intents(card) -> str:
 def _intents(card) -> str:
 
     def listed(pairs) -> str:
-        return ", ".join(f"{_esc(k)} <strong>{signed_text(v)}</strong>" for k, v in pairs)
+        return ", ".join(f"{_attribute(k)} <strong>{signed_text(v)}</strong>" for k, v in pairs)
 
     return (
         f"{_esc(_('To flee:'))} {listed(card.flee)} · {_esc(_('to fight:'))} {listed(card.fight)}"
@@ -387,6 +388,13 @@ def signed(value: int) -> str:
 @register.filter
 def two(value: int) -> str:
     return f"{int(value):02d}"
+
+
+@register.filter
+def score(key: str) -> str:
+    """A score as this page's language abbreviates it (FUE reads STR in English); the
+    calculator's OTRO, any other action, in words."""
+    return _("OTHER") if key == "OTRO" else score_words(key)
 
 
 @register.filter

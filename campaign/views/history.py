@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -27,6 +28,7 @@ from ..numbers import whole
 from ..present import lang
 from ..present.card import build
 from ..present.events import void_refused
+from ..present.figures import clock_parts
 from ..reference import render_recap
 from ..requests import AuthedHttpRequest
 
@@ -112,7 +114,16 @@ def campaign_history(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     )
     context["sessions_before"] = before
     context["active"] = "history"
-    return render(request, "campaign/history.html", context)
+    return _live_or_page(request, "campaign/history.html", context)
+
+
+def _live_or_page(request: AuthedHttpRequest, template: str, context: dict) -> HttpResponse:
+    """The page, or for its live news (static/js/history.js asks its own address as an htmx
+    request) only the parts that change: the same reads, for the same viewer."""
+    live = bool(request.htmx)
+    response = render(request, f"{template}#live" if live else template, context)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 def _session(membership: Membership, number: int) -> GameSession:
@@ -129,15 +140,15 @@ def session_detail(request: AuthedHttpRequest, slug: str, number: int) -> HttpRe
     membership, viewer = _viewer(request, slug)
     session = _session(membership, number)
     context = _timeline_context(request, membership, viewer, session)
-    context.update(
-        session=session,
-        recap=render_recap(session.recap) if session.recap else "",
-        recap_max=RECAP_MAX,
-        # A recap refused (session_recap): what was typed, and why, by its field.
-        recap_refused=request.session.pop("session_recap", None) if viewer.is_dj else None,
-        active="history",
-    )
-    return render(request, "campaign/session.html", context)
+    context.update(session=session, active="history")
+    if not request.htmx:  # the live parts hold neither the recap nor its form
+        context.update(
+            recap=render_recap(session.recap) if session.recap else "",
+            recap_max=RECAP_MAX,
+            # A recap refused (session_recap): what was typed, and why, by its field.
+            recap_refused=request.session.pop("session_recap", None) if viewer.is_dj else None,
+        )
+    return _live_or_page(request, "campaign/session.html", context)
 
 
 @require_POST
@@ -235,6 +246,7 @@ def event_void(request: AuthedHttpRequest, slug: str, seq: int) -> HttpResponse:
             reason=typed,
             status=422,
         )
+    error: str  # the refusal, as HTML (void_refused) or as text
     try:
         services.events_void(events=[event], actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
@@ -294,9 +306,19 @@ def session_sheets(request: AuthedHttpRequest, slug: str, number: int) -> HttpRe
         "campaign": membership.campaign,
         "session": session,
         "entries": _sheet_entries(session, viewer),
+        "clock": clock_parts(_session_clock(session)),
         "is_dj": viewer.is_dj,
     }
     return render(request, "campaign/session_sheets.html", context)
+
+
+def _session_clock(session: GameSession) -> int:
+    """The party's game time at the session's end (the furthest any of the party kept by
+    session_end had got, as the board's clock reads it then), or now while it is open."""
+    if session.is_open:
+        return selectors.campaign_clock(campaign=session.campaign)
+    clocks = (data["state"].get("clock") for data in session.sheet_summary.values())
+    return max((c for c in clocks if isinstance(c, int)), default=0)
 
 
 @require_GET

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
-from django.utils.html import escape
+from django.utils.html import conditional_escape
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
@@ -71,7 +71,7 @@ def party_refuse(
     if not request.htmx:
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
-    answer = HttpResponse(escape(message) + also, status=status)
+    answer = HttpResponse(conditional_escape(message) + also, status=status)
     return reswap(retarget(answer, f"#{slot}"), "innerHTML")
 
 

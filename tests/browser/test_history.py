@@ -219,3 +219,126 @@ def test_a_refused_voids_address_opened_again_is_the_events_page(browser, table)
     page.goto(page.url)  # the address the refusal left, opened again: the event's page
     expect(page.get_by_role("heading", name="Justo antes")).to_be_visible()
     assert page.url == address
+
+
+def test_a_refused_void_names_every_event_that_depends_on_it_each_a_link(browser, table):
+    campaign = table["aiko"].campaign
+
+    def record(character, **event):
+        return services.event_record(campaign=campaign, character=character, event=event)
+
+    sleep = record(None, kind="sleep")
+    kenji_wakes = record(table["kenji"], kind="wake")
+    aiko_wakes = record(table["aiko"], kind="wake")
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/evento/{sleep.seq}/")
+        page.get_by_text("Anular este evento…").click()
+        page.get_by_label("¿Por qué?").fill("no durmieron")
+
+        page.get_by_role("button", name="Anular").click()
+
+        error = page.locator("#void-error")
+        expect(error).to_contain_text("sin él dejarían de valer 2 eventos posteriores")
+        expect(error).to_contain_text(f"el #{kenji_wakes.seq} de Kenji (Despierta)")
+        expect(error).to_contain_text(f"el #{aiko_wakes.seq} de Aiko (Despierta)")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"event-void-refused-{width}")
+    error.get_by_role("link", name=f"#{aiko_wakes.seq}").click()
+    heading = page.get_by_role("heading", name=re.compile(f"#{aiko_wakes.seq} · Aiko"))
+    expect(heading).to_be_visible()
+
+
+def test_the_end_of_session_sheets_show_the_partys_game_time_at_its_end(browser, table):
+    campaign = table["aiko"].campaign
+    # After the session: the party's clock moves on, its sheets keep the end's time.
+    services.event_record(campaign=campaign, event={"kind": "time", "hours": 5})
+    services.session_start(campaign=campaign, title="La vuelta")
+    services.event_record(campaign=campaign, event={"kind": "time", "minutes": 2})
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
+
+        clock = page.locator("#session-clock")
+        expect(clock).to_have_text(
+            re.compile(r"Tiempo de juego del grupo al terminar la sesión:\s+Día 1\s+00:10")
+        )
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"session-sheets-clock-{width}")
+
+        page.goto(f"{table['base']}/c/kiso/sesion/2/hojas/")
+        expect(page.locator("#session-clock")).to_have_text(
+            re.compile(r"Tiempo de juego del grupo ahora:\s+Día 1\s+05:12")
+        )
+    page.emulate_media(media="print")
+    expect(page.get_by_role("article", name="Kenji")).to_contain_text(
+        "Kiso · Sesión 2 · Día 1 05:12"
+    )
+
+
+def test_the_history_follows_the_table_live_for_the_dj_and_for_a_player(browser, table):
+    campaign, aiko, kenji = table["aiko"].campaign, table["aiko"], table["kenji"]
+    dj = page_for(browser, table, table["dj"])
+    dj.goto(f"{table['base']}/c/kiso/historia/?final=1")
+    player = page_for(browser, table, table["mei"], PHONE)
+    player.goto(f"{table['base']}/c/kiso/historia/?final=1")
+    for page in (dj, player):
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+        page.evaluate("window.__noReload = true")
+
+    services.session_start(campaign=campaign, title="La vuelta")
+    services.event_record(
+        campaign=campaign,
+        character=kenji,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "afeccion", "grade": "grave", "source": "ponzoña azul"},
+    )
+
+    expect(dj.locator("#history-sessions")).to_contain_text("Sesión 2: La vuelta")
+    expect(dj.locator(".timeline-row").last).to_contain_text("Aiko: Afección Grave")
+    expect(dj.locator(".timeline-row", has_text="Kenji: Fatiga Leve")).to_have_count(1)
+    screenshot(dj, "history-live-1280")
+    # The player's history, as ever: their PJ's events, the secret kept.
+    expect(player.locator("#history-sessions")).to_contain_text("Sesión 2: La vuelta")
+    expect(player.locator(".timeline-row").last).to_contain_text("Aiko: Afección Grave")
+    text = player.content()
+    assert "Kenji" not in text and "ponzoña" not in text.lower()
+    assert player.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(player, "history-live-player-360")
+    assert dj.evaluate("window.__noReload") and player.evaluate("window.__noReload")
+
+
+def test_a_sessions_page_follows_the_table_live(browser, table):
+    campaign = table["aiko"].campaign
+    session = services.session_start(campaign=campaign, title="La vuelta")
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/2/")
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+        page.evaluate("window.__noReload = true")
+        page.locator(".timeline-svg").scroll_into_view_if_needed()
+        expect(page.locator(".timeline-svg svg")).to_be_visible()  # drawn once in sight
+        page.get_by_label("Resumen (Markdown)").fill("A medio escribir")
+
+        wound = services.event_record(
+            campaign=campaign,
+            character=table["kenji"],
+            event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+        )
+
+        row = page.locator(f"#e{wound.seq}")
+        expect(row).to_contain_text("Kenji: Heridas Leve")
+        expect(
+            page.locator(f'.timeline-svg g.tl-lane[data-pj="{table["kenji"].pk}"]')
+        ).to_be_visible()
+        # What the DJ was typing stays.
+        expect(page.get_by_label("Resumen (Markdown)")).to_have_value("A medio escribir")
+        assert page.evaluate("window.__noReload")
+        screenshot(page, f"session-live-{width}")
+    services.session_end(session=session)
+    expect(page.locator("#session-head")).not_to_contain_text("en curso")
+    expect(page.get_by_role("link", name="Hojas de fin de sesión")).to_be_visible()

@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.template import Context, Template
 from django.test import override_settings
 from django.urls import path, reverse, set_script_prefix
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 import rules
@@ -145,9 +146,15 @@ def test_an_ealt_text_and_its_rules_links_escape_the_cause(db):
 def test_the_scores_line_says_which_score_is_not_given(db):
     card = _card([], attributes={"FUE": 3, "PER": 2})
     html = Template("{% load card_parts %}{% scores_line card %}").render(Context({"card": card}))
-    assert '<abbr title="FUE">FUE</abbr> <strong>3</strong>' in html
+    assert '<abbr title="Fuerza">FUE</abbr> <strong>3</strong>' in html
+    assert '<abbr title="PER">PER</abbr> <strong>2</strong>' in html  # the table's own
+    assert '<abbr title="Agilidad">AGI</abbr> <strong><span aria-hidden="true">–</span>' in html
+    with translation.override("en"):
+        html = Template("{% load card_parts %}{% scores_line card %}").render(
+            Context({"card": card})
+        )
+    assert '<abbr title="Strength">STR</abbr> <strong>3</strong>' in html
     assert '<abbr title="PER">PER</abbr> <strong>2</strong>' in html
-    assert '<abbr title="AGI">AGI</abbr> <strong><span aria-hidden="true">–</span>' in html
 
 
 def test_the_modifiers_in_a_table_in_a_line_and_to_flee_or_fight(db):

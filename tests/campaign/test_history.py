@@ -259,7 +259,8 @@ def test_a_void_that_would_break_a_later_event_is_refused_on_its_page(client, dj
     assert refused.status_code == 409
     html = refused.content.decode()
     assert re.search(
-        r'id="void-error" role="alert">No se puede anular el #\d+: el #\d+ de Aiko \(Curación\)',
+        r'id="void-error" role="alert">No se puede anular el #\d+: '
+        r'el <a href="/c/kiso/evento/\d+/">#\d+</a> de Aiko \(Curación\)',
         html,
     )
     assert 'value="no"' in html  # what was typed stays
