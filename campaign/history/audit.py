@@ -27,9 +27,11 @@ from ..present.board import party_who
 from ..present.card import Card, build
 from ..present.events import event_label, linked, trail_text
 from ..present.figures import clock_parts, score_words, signed
-from .fights import FightNames, archived_text, order_text, out_text, slot_text
+from .fights import FightNames, fight_row, slot_text
 
 PAGE = 100
+# The fight's steps read past a page's last event, to learn how its last turn went.
+AFTER = 40
 
 
 @dataclass
@@ -204,12 +206,16 @@ def _fights(campaign: Campaign, seqs: list[int]) -> dict[int, turn_order.Fight]:
     later = wide.filter(event__kind=turn_order.KIND, seq__gte=min(seqs), seq__lte=max(seqs))
     if start is None and not later.exists():
         return {}
-    events = (
-        wide.filter(seq__gte=start or min(seqs), seq__lte=max(seqs))
-        .filter(Q(event__kind=turn_order.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
+    steps = (
+        wide.filter(
+            Q(event__kind=turn_order.KIND) | Q(event__kind="time") | Q(event__kind="descanso")
+        )
         .order_by("seq")
         .values_list("seq", "event")
     )
+    events = list(steps.filter(seq__gte=start or min(seqs), seq__lte=max(seqs)))
+    # A few steps after the last: how the turn going on then went (its pass, lost or not).
+    events += steps.filter(seq__gt=max(seqs))[:AFTER]
     return turn_order.turns(events, seqs)
 
 
@@ -253,24 +259,32 @@ def rows(
         shown = event.event if viewer.is_dj else _scrub_event(event.event, viewer.secret)
         clock = clocks.get(event.pk)
         during = fights.get(event.seq)
-        if turn_order.is_fight(event.event) and event.event.get("do") in ("start", "order", "end"):
-            lines += _fight_lines(event, during, fighters)
+        label = event_label(shown)
+        turn = (
+            slot_text(during.current_slot, fighters.shown(during))
+            if during and during.current_slot
+            else ""
+        )
+        if turn_order.is_fight(event.event):
+            fight = fight_row(event, during, fighters)
+            if fight is None:
+                continue  # a step of the fight this viewer may not know of
+            label, turn = fight.label, fight.turn
+            lines += fight.lines
         out.append(
             Row(
                 seq=event.seq,
                 created_at=event.created_at,
                 clock=clock_parts(clock) if clock is not None else None,
                 round=during.round if during else rounds.get(event.seq, 1),
-                turn=slot_text(during.current_slot, fighters.shown(during))
-                if during and during.current_slot
-                else "",
+                turn=turn,
                 actor=event.actor.get_username() if event.actor else "",
                 # A player reads "Everyone" for the party: the others left out are not theirs.
                 who=party_who(event, names, in_play)
                 if viewer.is_dj or event.character_id or turn_order.is_fight(event.event)
                 else _("Everyone"),
                 character_id=event.character_id,
-                label=event_label(shown),
+                label=label,
                 lines=[(who, linked(text)) for who, text in lines],
                 plain_trail=" · ".join(
                     f"{who}: {text}" if len(lines) > 1 or not event.character_id else text
@@ -285,36 +299,6 @@ def rows(
             )
         )
     return out
-
-
-def _fight_lines(
-    event: StateEvent, during: turn_order.Fight | None, fighters: FightNames
-) -> list[tuple[str, str]]:
-    """A fight event's lines: who left it and why, the order it started with, changed to
-    or ended with, and (the DJ's) the enemies its end archived; each PNJ named as the
-    viewer may read it in the fight as it stood then."""
-    doing = event.event.get("do")
-    if doing == "end" or during is None:
-        fight = during or turn_order.step(None, event.seq, event.event)
-    else:
-        # A copy: the rows after this one read `during` as it was.
-        before = turn_order.Fight(
-            list(during.order), during.round, during.current, 0, set(during.seen), dict(during.out)
-        )
-        fight = turn_order.step(before, event.seq, event.event)
-    if fight is None:
-        return []
-    lines = []
-    out = event.event.get("out")
-    if doing == "order" and isinstance(out, dict) and isinstance(out.get("pj"), int):
-        if (name := fighters.one(out["pj"], fight)) is not None:
-            lines.append((_("Fight"), out_text(name, out.get("why"))))
-    if order := order_text(fight, fighters.shown(fight)):
-        lines.append((_("Fight"), _("Order: %(order)s") % {"order": order}))
-    archived = event.event.get("archived")
-    if doing == "end" and archived and isinstance(archived, list) and not fighters.for_player:
-        lines.append((_("Fight"), archived_text(archived, lambda pk: fighters.names.get(pk, "?"))))
-    return lines
 
 
 # -- one event: each PJ's state right before and right after ---------------------------

@@ -1,0 +1,130 @@
+"""What a fresh-clone playtest of PNJ found in the fight, in a real browser (the DJ's board and
+order page in a laptop's context, a player's phone in its own): players never read an
+unrevealed enemy's state (why it left, a lost turn) and count the enemies standing alike in
+the turn line and the list; a hidden enemy's lost turn is no appearance."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.turn_order import Slot
+from tests.browser.conftest import heard, log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture
+def ambush(app_url):
+    """Hana and Ryo (Mei's), three Bandidos of a Plantilla sharing one turn, and a Lobo
+    hidden until its first turn; none revealed."""
+    dj = UserFactory(username="sensei")
+    mei = UserFactory(username="mei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in ("Hana", "Ryo")
+    }
+    services.invitation_accept(
+        invitation=services.invitation_create(character=party["Ryo"], by=dj), user=mei
+    )
+    bandido = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    bandidos = services.pnj_create(campaign=campaign, template=bandido, count=3)
+    lobo = services.pnj_create(campaign=campaign, name="Lobo", lurking=True)[0]
+    return {
+        "dj": dj,
+        "mei": mei,
+        "campaign": campaign,
+        "party": party,
+        "bandido": bandido,
+        "bandidos": bandidos,
+        "lobo": lobo,
+        "base": app_url,
+    }
+
+
+def start(ambush, *, lobo=True):
+    party, bandidos = ambush["party"], ambush["bandidos"]
+    order = [
+        Slot(pj=party["Hana"].pk, init=15),
+        Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk), init=12),
+        Slot(pj=party["Ryo"].pk, init=10),
+    ]
+    if lobo:
+        order.append(Slot(pj=ambush["lobo"].pk, init=8))
+    services.fight_start(campaign=ambush["campaign"], order=order)
+
+
+def dj_page(browser, ambush, path="/c/kiso/", width=1280):
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="es-ES")
+    log_in(context, ambush["base"], ambush["dj"])
+    page = context.new_page()
+    page.goto(ambush["base"] + path)
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    return page
+
+
+def phone(browser, ambush):
+    context = browser.new_context(viewport=PHONE, locale="es-ES")
+    log_in(context, ambush["base"], ambush["mei"])
+    page = context.new_page()
+    page.goto(f"{ambush['base']}/c/kiso/pj/{ambush['party']['Ryo'].pk}/hoja/")
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def pass_turn(page, now):
+    page.locator('[data-shortcut="p"]').click()
+    expect(page.locator("#fight .fight-now")).to_contain_text(now)
+
+
+def test_players_read_no_hidden_state_and_count_the_enemies_standing(browser, ambush):
+    start(ambush)
+    ambush["campaign"].refresh_from_db()
+    services.event_record(  # the Lobo, stunned: its turn is lost, and it stays hidden
+        campaign=ambush["campaign"],
+        character=ambush["lobo"],
+        event={"kind": "suffer", "type": "shock", "grade": "leve"},
+    )
+    board = dj_page(browser, ambush)
+    ryo = phone(browser, ambush)
+    turn, foes = ryo.locator(".sheet-turn"), ryo.locator("#foes")
+    expect(turn).to_contain_text("te toca después de tres enemigos")
+
+    # Bandido 3 knocked out from the board: the phone counts two standing, in both places.
+    b3 = card(board, "Bandido 3")
+    b3.locator("summary", has_text="Tarjeta entera").click()
+    b3.get_by_role("button", name="inconsciente", exact=True).click()
+    expect(board.locator(".fight-out")).to_contain_text("Bandido 3 (inconsciente)")
+    expect(turn).to_contain_text("te toca después de dos enemigos")
+    expect(foes.locator(".foe:not(.is-out)")).to_have_count(2)
+    expect(foes.locator(".foe.is-out")).to_have_text(re.compile(r"un enemigo\s+fuera de combate"))
+    screenshot(ryo, "fight-pt-sheet-out-360")
+
+    # Hana, the Bandidos, Ryo: the hidden Lobo's turn, lost. Nobody's turn to the phone.
+    for now in ("Turno de Bandido 1, Bandido 2", "Turno de Ryo", "Lobo no puede actuar"):
+        pass_turn(board, now)
+    heard(ryo, ambush["campaign"])
+    expect(turn).not_to_contain_text("Turno de")
+    expect(foes.locator(".foe")).to_have_count(3)
+    pass_turn(board, "ronda 2 · Turno de Hana")
+    screenshot(board, "fight-pt-board-1280")
+
+    # The player's history: an enemy left the fight, not why; the Lobo's lost turn is not there.
+    ryo.goto(f"{ambush['base']}/c/kiso/historia/")
+    timeline = ryo.locator(".timeline")
+    expect(timeline).to_contain_text("Un enemigo sale del combate")
+    expect(timeline).not_to_contain_text("inconsciente")
+    expect(timeline).not_to_contain_text("Pierde el turno")
+    expect(timeline).to_contain_text("Turno de dos enemigos")
+    screenshot(ryo, "fight-pt-history-360")
+    board.goto(f"{ambush['base']}/c/kiso/historia/")
+    expect(board.locator(".timeline")).to_contain_text("Bandido 3 sale del combate (inconsciente)")
+    expect(board.locator(".timeline")).to_contain_text("Pierde el turno")
+    screenshot(board, "fight-pt-history-1280")
