@@ -27,6 +27,8 @@ Here: reading those events (`fold`, `turns`) and checking one before it is recor
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -121,6 +123,8 @@ class Fight:
     # has passed (not lost: True, lost: False; `turns` sets it for the history); None: the
     # turn is going on, judged by what its slot can do now (campaign.reveal).
     acts: bool | None = None
+    # The last event that changed it (its start, an order, a pass, a round).
+    seq: int = 0
 
     def copy(self) -> Fight:
         """The fight as it stands, apart from what happens to this one next."""
@@ -132,6 +136,7 @@ class Fight:
             set(self.seen),
             dict(self.out),
             self.acts,
+            self.seq,
         )
 
     @property
@@ -155,6 +160,17 @@ class Fight:
         """Where the fight stands, as a page saw it: "round:turn" (a tap from a page that
         saw another turn is refused, not applied to the wrong one)."""
         return f"{self.round}:{self.current}"
+
+    @property
+    def version(self) -> str:
+        """The whole fight as a page saw it: its `token`, the last event that changed it
+        and a digest of its order (who, in which groups, with which initiative) and of who
+        left it. The order page's save is refused when the fight is no longer this one."""
+        body = json.dumps(
+            [[s.as_event() for s in self.order], sorted(self.out.items()), self.round, self.current]
+        )
+        digest = hashlib.blake2s(body.encode(), digest_size=4).hexdigest()
+        return f"{self.token}:{self.seq}:{digest}"
 
     def slot_of(self, pk: int) -> int | None:
         """The slot `pk` acts in (alone, or with its group), or None."""
@@ -209,11 +225,12 @@ def step(fight: Fight | None, seq: int, event: dict) -> Fight | None:
     if kind == KIND:
         doing = event.get("do")
         if doing == "start":
-            return Fight([Slot.read(s) for s in event["order"]], 1, 0, seq)
+            return Fight([Slot.read(s) for s in event["order"]], 1, 0, seq, seq=seq)
         if fight is None:
             return None
         if doing == "end":
             return None
+        fight.seq = seq
         if doing == "order":
             fight.order = [Slot.read(s) for s in event["order"]]
             fight.current = event["current"]
@@ -227,6 +244,7 @@ def step(fight: Fight | None, seq: int, event: dict) -> Fight | None:
             fight.current = event["slot"] + 1
         return fight
     if fight is not None and kind in ("time", "descanso"):
+        fight.seq = seq
         rounds = event.get("rounds")
         fight.round += rounds if kind == "time" and isinstance(rounds, int) else 1
         fight.current = 0

@@ -1,5 +1,6 @@
 """What a fresh-clone playtest of PNJ found in the fight, in a real browser (the DJ's board and
-order page in a laptop's context, a player's phone in its own): players never read an
+order page in a laptop's context, a player's phone in its own): the order page follows the
+fight live and a save from one that saw another fight changes nothing; players never read an
 unrevealed enemy's state (why it left, a lost turn) and count the enemies standing alike in
 the turn line and the list; a hidden enemy's lost turn is no appearance."""
 
@@ -8,7 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from campaign import services
+from campaign import selectors, services
+from campaign.models import StateEvent
 from campaign.turn_order import Slot
 from tests.browser.conftest import heard, log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
@@ -31,30 +33,30 @@ def ambush(app_url):
         invitation=services.invitation_create(character=party["Ryo"], by=dj), user=mei
     )
     bandido = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
-    bandidos = services.pnj_create(campaign=campaign, template=bandido, count=3)
-    lobo = services.pnj_create(campaign=campaign, name="Lobo", lurking=True)[0]
     return {
         "dj": dj,
         "mei": mei,
         "campaign": campaign,
         "party": party,
         "bandido": bandido,
-        "bandidos": bandidos,
-        "lobo": lobo,
         "base": app_url,
     }
 
 
-def start(ambush, *, lobo=True):
-    party, bandidos = ambush["party"], ambush["bandidos"]
+def start(ambush):
+    """The fight: Hana, the three Bandidos as one group, Ryo, and the Lobo."""
+    campaign = ambush["campaign"]
+    bandidos = services.pnj_create(campaign=campaign, template=ambush["bandido"], count=3)
+    ambush["bandidos"] = bandidos
+    ambush["lobo"] = services.pnj_create(campaign=campaign, name="Lobo", lurking=True)[0]
+    party = ambush["party"]
     order = [
         Slot(pj=party["Hana"].pk, init=15),
         Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk), init=12),
         Slot(pj=party["Ryo"].pk, init=10),
+        Slot(pj=ambush["lobo"].pk, init=8),
     ]
-    if lobo:
-        order.append(Slot(pj=ambush["lobo"].pk, init=8))
-    services.fight_start(campaign=ambush["campaign"], order=order)
+    services.fight_start(campaign=campaign, order=order)
 
 
 def dj_page(browser, ambush, path="/c/kiso/", width=1280):
@@ -86,7 +88,6 @@ def pass_turn(page, now):
 
 def test_players_read_no_hidden_state_and_count_the_enemies_standing(browser, ambush):
     start(ambush)
-    ambush["campaign"].refresh_from_db()
     services.event_record(  # the Lobo, stunned: its turn is lost, and it stays hidden
         campaign=ambush["campaign"],
         character=ambush["lobo"],
@@ -128,3 +129,64 @@ def test_players_read_no_hidden_state_and_count_the_enemies_standing(browser, am
     expect(board.locator(".timeline")).to_contain_text("Bandido 3 sale del combate (inconsciente)")
     expect(board.locator(".timeline")).to_contain_text("Pierde el turno")
     screenshot(board, "fight-pt-history-1280")
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_stale_order_tab_follows_the_fight_and_its_save_changes_nothing(browser, ambush, width):
+    campaign, party = ambush["campaign"], ambush["party"]
+    services.fight_start(
+        campaign=campaign, order=[Slot(pj=party["Hana"].pk, init=15), Slot(pj=party["Ryo"].pk)]
+    )
+    board = dj_page(browser, ambush)
+    order = dj_page(browser, ambush, "/c/kiso/combate/", width=width)
+    rows, notice = order.locator(".fight-rows"), order.locator("#fight-changed")
+
+    # Three Bandidos join from the board: the untouched order page shows them at once.
+    add = board.locator(".pnj-add")
+    add.get_by_label("Nombre o plantilla").fill("Bandido")
+    add.locator('input[name="count"]').fill("3")
+    add.get_by_label("Iniciativa").fill("10")
+    add.get_by_label("un turno para todos").check()
+    add.get_by_role("button", name="Añadir al combate").click()
+    expect(rows).to_contain_text("Bandido 1, Bandido 2, Bandido 3")
+    expect(notice).to_contain_text(
+        "Actualizado: el combate ha cambiado en otra pestaña: "
+        "Bandido 1, Bandido 2, Bandido 3 han entrado en el orden."
+    )
+    screenshot(order, f"fight-pt-order-followed-{width}")
+
+    # The DJ moves Hana down on the order page; meanwhile the board takes Bandido 3 out and
+    # passes Hana's turn. The page keeps the DJ's order and says what saving it would do.
+    order.get_by_role("button", name="Bajar la línea 1").click()
+    expect(rows.locator(".fight-row").first).to_contain_text("Ryo")
+    b3 = card(board, "Bandido 3")
+    b3.locator("summary", has_text="Tarjeta entera").click()
+    b3.get_by_role("button", name="inconsciente", exact=True).click()
+    expect(board.locator(".fight-out")).to_contain_text("Bandido 3 (inconsciente)")
+    pass_turn(board, "Turno de Ryo")
+    expect(notice).to_contain_text(
+        "El combate ha cambiado desde que se abrió esta página: "
+        "Bandido 3 ha salido del combate (inconsciente); ronda 1, turno de Ryo."
+    )
+    expect(notice).to_contain_text("si lo guardas, se rechaza y no se escribe nada")
+    expect(rows.locator(".fight-row").first).to_contain_text("Ryo")  # the DJ's order, kept
+    expect(rows).to_contain_text("Bandido 3")
+    screenshot(order, f"fight-pt-order-stale-{width}")
+
+    # Saved anyway: refused, nothing written, and the page is the fight as it is now.
+    count = StateEvent.objects.count()
+    order.get_by_role("button", name="Guardar el orden").click()
+    expect(order.get_by_role("alert")).to_contain_text("No se ha guardado nada")
+    expect(order.locator(".fight-unsaved")).to_contain_text("Ryo → Hana →")
+    expect(rows).not_to_contain_text("Bandido 3")
+    expect(rows.locator(".fight-row").first).to_contain_text("Hana")
+    assert StateEvent.objects.count() == count
+    screenshot(order, f"fight-pt-order-refused-{width}")
+
+    # Saved again: accepted, and Bandido 3 stays out of the order.
+    order.get_by_role("button", name="Guardar el orden").click()
+    expect(order.locator("#fight .fight-now")).to_contain_text("Turno de Ryo")
+    fight = selectors.fight_now(campaign=campaign)
+    out = campaign.characters.get(name="Bandido 3").pk
+    assert out not in fight.fighting and out in fight.out
+    expect(board.locator(".fight-slot")).to_have_text(["Hana 15", "Ryo", "Bandido 1, Bandido 2 10"])
