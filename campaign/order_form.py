@@ -107,9 +107,14 @@ def rows_from(request: AuthedHttpRequest) -> list[Row]:
     ]
 
 
-def rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
+def rows_of(
+    now: turn_order.Fight | None, characters, last: turn_order.Fight | None = None
+) -> list[Row]:
+    """The lines of the fight going on; with none, everyone in play (`characters`) for the
+    next one, grouped as in the `last` fight that ended (PNJ sharing a turn share it
+    again) and without the PNJ it took out (the DJ may add them back under "Who")."""
     if now is None:
-        return [Row(f"pj:{c.pk}") for c in characters]
+        return _fresh(characters, last)
     return [
         Row(
             "pj:" + "+".join(map(str, s.members)) if s.pj is not None else f"npc:{s.npc}",
@@ -119,6 +124,26 @@ def rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
         )
         for s in now.order
     ]
+
+
+def _fresh(characters, last: turn_order.Fight | None) -> list[Row]:
+    """rows_of with no fight on: one line each, a group of the last fight as one line."""
+    out = set(last.out) if last is not None else set()
+    kept = [c for c in characters if not (c.is_pnj and c.pk in out)]
+    ids = {c.pk for c in kept}
+    group: dict[int, list[int]] = {}  # each member of a group still in play: its members
+    for slot in last.order if last is not None else []:
+        members = [pk for pk in slot.members if pk in ids]
+        if len(members) > 1:
+            group.update(dict.fromkeys(members, members))
+    rows, done = [], set()
+    for c in kept:
+        if c.pk in done:
+            continue
+        members = group.get(c.pk, [c.pk])
+        done.update(members)
+        rows.append(Row("pj:" + "+".join(map(str, members))))
+    return rows
 
 
 class Adding:
@@ -298,18 +323,28 @@ def slots_of(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
     return slots if ok else None
 
 
-def addable(characters: list, taken: set[int], now: turn_order.Fight | None) -> list[dict]:
+def addable(
+    characters: list,
+    taken: set[int],
+    now: turn_order.Fight | None,
+    last: turn_order.Fight | None = None,
+) -> list[dict]:
     """Who in play may join the order ("Who"): a PNJ says so, and why it is out of the
-    fight when it was taken out of it (putting it back is the DJ's choice)."""
-    out = now.out if now is not None else {}
+    fight when it was taken out of it, or out of the `last` one when none is on (putting
+    it back is the DJ's choice)."""
+    out = now.out if now is not None else last.out if last is not None else {}
     found = []
     for c in characters:
         if c.pk in taken:
             continue
         note = _("PNJ") if c.is_pnj else ""
-        if c.pk in out:
+        if c.is_pnj and c.pk in out:
             why = WHY.get(out[c.pk], out[c.pk])
-            note = _("PNJ, out of the fight: %(why)s") % {"why": why}
+            note = (
+                _("PNJ, out of the fight: %(why)s")
+                if now is not None
+                else _("PNJ, out of the last fight: %(why)s")
+            ) % {"why": why}
         found.append({"pk": c.pk, "name": c.name, "note": note})
     return found
 

@@ -26,6 +26,7 @@ from ..numbers import whole
 from ..order_form import Adding, Row, addable, label, move, rows_from, rows_of, slots_of
 from ..present import board as present_board
 from ..present import fight as present_fight
+from ..present.events import WHY
 from ..requests import AuthedHttpRequest
 from .answers import idempotency_key, summaries
 from .party import party_done, party_refuse
@@ -46,12 +47,14 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     )
     in_play = {c.pk: c for c in characters}
     now = selectors.fight_now(campaign=campaign)
+    # With no fight on, the next starts from the last one's groups, without those it took out.
+    last = selectors.fight_last(campaign=campaign) if now is None else None
     names = selectors.character_names(campaign=campaign)
     error, status, unsaved = "", 200, ""
     adding = Adding(request.POST if request.method == "POST" else None)
     seen = request.POST.get("fight") if request.method == "POST" else request.GET.get("visto")
     if request.method == "GET":
-        rows = rows_of(now, characters)
+        rows = rows_of(now, characters, last)
     elif request.POST.get("mode") == "start" and now is not None:
         # Another tab started the fight meanwhile: this page shows that fight's order now.
         rows = rows_of(now, characters)
@@ -87,6 +90,7 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
                         raise
                     # The fight moved on between this answer's read and the write.
                     now = selectors.fight_now(campaign=campaign)
+                    last = selectors.fight_last(campaign=campaign) if now is None else None
                     names = selectors.character_names(campaign=campaign)
                     error, unsaved, rows = _refused(
                         campaign, seen or "", now, rows, names, in_play, characters
@@ -103,7 +107,15 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context = {
         "campaign": campaign,
         "rows": rows,
-        "addable": addable(characters, taken, now),
+        "addable": addable(characters, taken, now, last),
+        # Starting a fight: the PNJ in play that the last one took out, left out of it.
+        "left_out": ", ".join(
+            f"{c.name} ({WHY.get(last.out[c.pk], last.out[c.pk])})"
+            for c in characters
+            if c.is_pnj and c.pk in last.out and c.pk not in taken
+        )
+        if now is None and last is not None
+        else "",
         "templates": campaign.templates.order_by("name"),
         "fight": now,
         "fight_current": turn_order.slot_name(now.current_slot, names)
@@ -169,7 +181,8 @@ def _refused(
     unsaved = " → ".join(row.label for row in posted)
     if now is None:
         error = _("Nothing was saved: the fight ended meanwhile (in another tab?).")
-        return error, unsaved, rows_of(None, characters)
+        last = selectors.fight_last(campaign=campaign)
+        return error, unsaved, rows_of(None, characters, last)
     what = present_fight.changes(_seen_fight(campaign, seen), now, names)
     error = _(
         "Nothing was saved: the fight changed meanwhile (in another tab?): %(what)s. Here "

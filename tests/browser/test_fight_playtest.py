@@ -190,3 +190,34 @@ def test_a_stale_order_tab_follows_the_fight_and_its_save_changes_nothing(browse
     out = campaign.characters.get(name="Bandido 3").pk
     assert out not in fight.fighting and out in fight.out
     expect(board.locator(".fight-slot")).to_have_text(["Hana 15", "Ryo", "Bandido 1, Bandido 2 10"])
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_next_fight_starts_with_the_last_ones_groups_and_not_those_it_took_out(
+    browser, ambush, width
+):
+    start(ambush)
+    campaign, bandidos = ambush["campaign"], ambush["bandidos"]
+    services.fight_out(campaign=campaign, character=bandidos[2], why="inconsciente")
+    services.fight_end(campaign=campaign)  # the enemies stay on the board
+
+    order = dj_page(browser, ambush, "/c/kiso/combate/", width=width)
+
+    rows = order.locator(".fight-row .fight-name")
+    expect(rows).to_have_text(
+        [re.compile(r"^Hana"), re.compile(r"^Ryo"), "Bandido 1, Bandido 2 grupo", "Lobo PNJ"]
+    )
+    expect(order.locator("#fight-add-new")).to_contain_text(
+        "Bandido 3 (PNJ, fuera del último combate: inconsciente)"
+    )
+    expect(order.locator(".fight-left-out")).to_contain_text("Bandido 3 (inconsciente)")
+    screenshot(order, f"fight-pt-order-next-fight-{width}")
+    order.get_by_role("button", name="Empezar el combate").click()
+    expect(order.locator("#fight .fight-now")).to_contain_text("Turno de Hana")
+    fight = selectors.fight_now(campaign=campaign)
+    assert [s.members for s in fight.order] == [
+        (ambush["party"]["Hana"].pk,),
+        (ambush["party"]["Ryo"].pk,),
+        (bandidos[0].pk, bandidos[1].pk),
+        (ambush["lobo"].pk,),
+    ]

@@ -721,3 +721,24 @@ def test_the_page_asked_with_the_fight_it_saw_says_what_changed(
     assert words in notice and "ronda 1, turno de Kenji" in notice
     assert ("si lo guardas, se rechaza" in notice) == (kept == "1")
     assert "<p>" not in re.search(r'<div id="fight-changed".*?</div>', unchanged, re.S).group(0)
+
+
+def test_the_next_fights_page_keeps_the_last_ones_groups_without_those_it_took_out(
+    dj_client, campaign, aiko, kenji
+):
+    """The playtest: PNJ kept from a fight came back to the next one's page one a line,
+    the group's turn lost, and one taken out of it was in the order again."""
+    bandidos = services.pnj_create(campaign=campaign, name="Bandido", count=3)
+    arquero = services.pnj_create(campaign=campaign, name="Arquero")[0]
+    group = Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk))
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), group, Slot(pj=arquero.pk)])
+    services.fight_out(campaign=campaign, character=bandidos[1], why="huye")
+    services.fight_out(campaign=campaign, character=arquero, why="inconsciente")
+    services.fight_end(campaign=campaign)
+
+    html = dj_client.get(setup_url()).content.decode()
+
+    pair = f"pj:{bandidos[0].pk}+{bandidos[2].pk}"
+    assert slots_of(html) == [f"pj:{aiko.pk}", f"pj:{kenji.pk}", pair]
+    assert "Arquero (PNJ, fuera del último combate: inconsciente)" in html
+    assert "Bandido 2 (PNJ, fuera del último combate: huye)" in html
