@@ -221,3 +221,22 @@ def test_the_next_fight_starts_with_the_last_ones_groups_and_not_those_it_took_o
         (bandidos[0].pk, bandidos[1].pk),
         (ambush["lobo"].pk,),
     ]
+
+
+def test_a_groups_turn_passes_with_one_button_not_one_a_card(browser, ambush):
+    """The playtest: each of the three Bandidos' cards had its own "Fin de turno → Ryo"."""
+    start(ambush)
+    board = dj_page(browser, ambush)
+    pass_turn(board, "Turno de Bandido 1, Bandido 2, Bandido 3")
+
+    turn_cards = board.locator(".pnj-card.is-turn")
+    expect(turn_cards).to_have_count(3)
+    passing = board.locator(".pnj-card").get_by_role("button", name=re.compile("^Fin de turno"))
+    expect(passing).to_have_count(1)
+    expect(
+        card(board, "Bandido 1").get_by_role("button", name="Fin de turno → Ryo")
+    ).to_be_visible()
+    screenshot(board, "fight-pt-group-turn-1280")
+    passing.click()
+    expect(board.locator("#fight .fight-now")).to_contain_text("Turno de Ryo")
+    expect(turn_cards).to_have_count(0)
