@@ -440,7 +440,7 @@ def _slot(item: object, in_play: set[int]) -> Slot:
             or not isinstance(also, list)
             or not all(_pk_in(pk, in_play) for pk in also)
         ):
-            raise ValidationError(_("That PJ is not in play."), code="pj")
+            raise ValidationError(_("That PJ or PNJ is not in play."), code="pj")
         return Slot(
             pj=item["pj"], init=init, also=tuple(also), esfuerzo=item.get("esfuerzo") is not False
         )

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Q, QuerySet, TextField
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery, TextField
 from django.db.models.functions import Cast
 from django.utils.translation import gettext as _
 
@@ -150,6 +150,33 @@ def _scrub_effects(effects: list[dict], secret: set[str]) -> list[dict]:
     ]
 
 
+def _clocks_before(campaign: Campaign, ids: list[int]) -> dict[int, int]:
+    """The game clock at each event of `ids` that changed no PJ's state (a fight's start,
+    order or pass): the clock after the last event standing before it that did, so the
+    history says its day and time like any other's. Two queries, however long the log."""
+    if not ids:
+        return {}
+    last = (
+        StateEvent.objects.filter(campaign=campaign, void_at__isnull=True, seq__lt=OuterRef("seq"))
+        .filter(Exists(EventSnapshot.objects.filter(event=OuterRef("pk"))))
+        .order_by("-seq")
+        .values("pk")[:1]
+    )
+    before = dict(
+        StateEvent.objects.filter(pk__in=ids)
+        .annotate(before=Subquery(last))
+        .exclude(before=None)
+        .values_list("pk", "before")
+    )
+    at: dict[int, int] = {}
+    for event_id, clock in EventSnapshot.objects.filter(
+        event_id__in=set(before.values())
+    ).values_list("event_id", "state__clock"):
+        if isinstance(clock, int | float):
+            at[event_id] = max(at.get(event_id, 0), int(clock))
+    return {pk: at[was] for pk, was in before.items() if was in at}
+
+
 def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
     """The board's round (1, 2…) at each of `seqs`: 1 + rounds passed since the last
     campaign-wide time not counted in rounds (or a Descanso, or a fight's start)."""
@@ -230,6 +257,7 @@ def rows(
     ):
         if isinstance(clock, int | float):
             clocks[event_id] = max(clocks.get(event_id, 0), int(clock))
+    clocks.update(_clocks_before(campaign, [e.pk for e in events if e.pk not in clocks]))
     rounds = _rounds(campaign, [e.seq for e in events])
     fights = _fights(campaign, [e.seq for e in events])
     # For the DJ, a row is secret when the event was, or when it names what the DJ keeps

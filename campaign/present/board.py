@@ -26,7 +26,7 @@ OUT_WORDS = {
     "incapacitado": _lazy("incapacitated"),
     "inconsciente": _lazy("unconscious"),
     "huye": _lazy("fled"),
-    "otro": _lazy("out of the fight"),
+    "otro": _lazy("another reason"),  # not "out of the fight" again: the choices' heading
 }
 
 TIME_BUTTONS = (
