@@ -107,6 +107,10 @@ def test_players_read_no_hidden_state_and_count_the_enemies_standing(browser, am
     expect(foes.locator(".foe:not(.is-out)")).to_have_count(2)
     expect(foes.locator(".foe.is-out")).to_have_text(re.compile(r"un enemigo\s+fuera de combate"))
     screenshot(ryo, "fight-pt-sheet-out-360")
+    ryo.set_viewport_size({"width": 1280, "height": 900})
+    expect(turn).to_contain_text("te toca después de dos enemigos")
+    screenshot(ryo, "fight-pt-sheet-out-1280")
+    ryo.set_viewport_size(PHONE)
 
     # Hana, the Bandidos, Ryo: the hidden Lobo's turn, lost. Nobody's turn to the phone.
     for now in ("Turno de Bandido 1, Bandido 2", "Turno de Ryo", "Lobo no puede actuar"):
