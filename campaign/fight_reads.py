@@ -31,6 +31,26 @@ def fight_now(*, campaign: Campaign):
     return _fight_in(_newest_first(_wide(campaign), batch=100))
 
 
+def fight_at(*, campaign: Campaign, seq: int):
+    """The fight as it stood right after event `seq` (what a page saw then), or None: read
+    back from `seq` as `fight_now` reads back from the newest event."""
+    return _fight_in(_newest_first(_wide(campaign).filter(seq__lte=seq), batch=100))
+
+
+def fight_last(*, campaign: Campaign):
+    """The last fight that ended, as it stood at its end (turn_order.Fight), or None: the
+    order page starts the next one from it (its groups, without those it took out)."""
+    end = (
+        _wide(campaign)
+        .filter(event__kind=turn_order.KIND, event__do="end")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    if end is None:
+        return None
+    return _fight_in(_newest_first(_wide(campaign).filter(seq__lt=end), batch=100))
+
+
 def _fight_in(rows: Iterable[tuple[int, dict]]):
     """The fight going on, from the campaign-wide events newest first (fight_now)."""
     back = []

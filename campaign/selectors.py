@@ -14,6 +14,8 @@ import rules
 from . import reminders, reveal, turn_order
 from .fight_reads import current_round as current_round
 from .fight_reads import fight_and_round as fight_and_round
+from .fight_reads import fight_at as fight_at
+from .fight_reads import fight_last as fight_last
 from .fight_reads import fight_now as fight_now
 from .fight_reads import still_in_emotion_grave
 from .models import (

@@ -34,7 +34,7 @@ def _headers(dj: bool) -> list[str]:
         _("Round"),
         _("Turn"),
         _("By"),
-        _("PJ"),
+        _("Who"),  # a PJ, a PNJ, the fight, everyone
         _("What"),
         _("Rules"),
         _("Voided"),

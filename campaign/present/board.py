@@ -8,6 +8,7 @@ from django.utils.translation import ngettext
 from rules import texts
 from rules.vocab import GRADES
 
+from .. import reveal
 from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
 from ..selectors import BoardView, pnj_made, tap_base
@@ -25,7 +26,7 @@ OUT_WORDS = {
     "incapacitado": _lazy("incapacitated"),
     "inconsciente": _lazy("unconscious"),
     "huye": _lazy("fled"),
-    "otro": _lazy("out of the fight"),
+    "otro": _lazy("another reason"),  # not "out of the fight" again: the choices' heading
 }
 
 TIME_BUTTONS = (
@@ -128,7 +129,7 @@ def fight_view(
         "out": now.out,
         "fighting": now.fighting,
         # Who has had a turn (a PNJ hidden until its first turn shows from then on).
-        "seen": {pk for s in now.order if s.key in now.seen for pk in s.members} | set(now.out),
+        "seen": reveal.appeared(now, in_play),
         "has_enemies": any(
             in_play[pk].is_pnj and in_play[pk].side == Character.Side.ENEMIGO
             for pk in now.fighting | set(now.out)
@@ -215,11 +216,11 @@ def panels(view: BoardView) -> dict:
     in_play = {c.pk for c in view.characters}
     for event in view.recent:  # for the template, each said once (the list, the void form)
         event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]
-        event.words = event_label(event.event)  # type: ignore[attr-defined]
+        event.words = event_label(event.event, view.names)  # type: ignore[attr-defined]
     latest = view.latest
     if latest is not None and not hasattr(latest, "who"):  # older than `recent`
         latest.who = party_who(latest, view.names, in_play)  # type: ignore[attr-defined]
-        latest.words = event_label(latest.event)  # type: ignore[attr-defined]
+        latest.words = event_label(latest.event, view.names)  # type: ignore[attr-defined]
     # Deshacer takes back the newest event, unless its session has ended (then the event's
     # own page voids it).
     undo_note = _("Nothing to undo")

@@ -7,15 +7,16 @@ becomes a link to its explanation on the rules page.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from rules import RuleError, texts, trail
 
@@ -119,13 +120,31 @@ def _sleep(event: dict, code: str) -> str:
     return text
 
 
+# Why one left the fight (turn_order.OUT_WHY), as the history says it.
+WHY = {
+    "incapacitado": gettext_lazy("incapacitated"),
+    "inconsciente": gettext_lazy("unconscious"),
+    "huye": gettext_lazy("flees"),
+    "otro": gettext_lazy("another reason"),
+}
+
+
+def out_label(name: str, why: object) -> str:
+    """ "Bandido 2 leaves the fight (flees)"; `why` None: not said (a player who may not
+    read that PNJ's state)."""
+    reason = WHY.get(why) if isinstance(why, str) else None
+    if reason is None:
+        return capfirst(_("%(name)s leaves the fight") % {"name": name})
+    return capfirst(_("%(name)s leaves the fight (%(why)s)") % {"name": name, "why": reason})
+
+
 def _fight(event: dict, code: str) -> str:
     doing = event.get("do")
     if doing == "start":
         return _("The fight starts")
     if doing == "order":
-        # One taken out of the fight (its name is the history's to give: players may not
-        # know it).
+        # One taken out of the fight: its name is the viewer's to read (event_label with
+        # names; the history's fights.fight_row for players, who may not know it).
         return _("One leaves the fight") if "out" in event else _("New turn order")
     if doing == "pass":
         return _("Turn lost") if event.get("lost") else _("Turn passes")
@@ -179,8 +198,12 @@ _LABELS: dict[str, Callable[[dict, str], str]] = {
 }
 
 
-def event_label(event: dict) -> str:
-    """The action an event records, in a few words of the active language."""
+def event_label(event: dict, names: Mapping[int, str] | None = None) -> str:
+    """The action an event records, in a few words of the active language. `names`: the
+    DJ's, who reads by name (and why) the one a step of the fight took out of it."""
+    out = event.get("out") if event.get("kind") == "fight" else None
+    if names is not None and isinstance(out, dict) and out.get("pj") in names:
+        return out_label(names[out["pj"]], out.get("why"))
     kind = event.get("kind")
     label = _LABELS.get(kind) if isinstance(kind, str) else None
     return label(event, lang()) if label is not None else str(kind)

@@ -191,7 +191,10 @@ def _event_page(
     status: int = 200,
 ) -> HttpResponse:
     names = _names(campaign)
-    row = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)[0]
+    found = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)
+    if not found:  # a step of a fight this viewer may not know of (a hidden PNJ's lost turn)
+        raise Http404("No such event.")
+    row = found[0]
     changes = history.event_changes(
         event=event,
         viewer=viewer,
