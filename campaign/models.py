@@ -235,6 +235,8 @@ class GameSession(models.Model):
     started_at = models.DateTimeField(_("started at"))
     ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
     recap = models.TextField(_("recap"), blank=True)
+    # The DJ's own note on the session: never shown to a player (the recap is theirs too).
+    dj_note = models.TextField(_("DJ's note"), blank=True)
     # Written by session_end: {character pk: {"name": ..., "state": public state}}.
     sheet_summary = models.JSONField(_("sheet summary"), default=dict, blank=True)
 

@@ -136,6 +136,7 @@ ACCESS = {
     "history": Access.MEMBERS,
     "session_detail": Access.MEMBERS,
     "session_recap": Access.DJ,
+    "session_note": Access.DJ,
     "session_sheets": Access.MEMBERS,
     "session_log": Access.MEMBERS,
     "session_timeline_svg": Access.MEMBERS,
