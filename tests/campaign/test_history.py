@@ -398,6 +398,20 @@ def test_no_page_or_export_of_a_player_holds_the_djs_note(client, player, table,
         assert "Solo tú ves esta nota" not in text
 
 
+def test_the_player_reads_a_secret_afeccions_effect_on_their_own_pages_without_its_name(
+    client, player, table, aiko
+):
+    services.catalogue_entry_save(
+        campaign=aiko.campaign, name="Ponzoña azul", kind="veneno", effect_leve="Labios dormidos."
+    )
+    client.force_login(player)
+
+    for name, args in (("session_sheets", [1]), ("character_cards", [aiko.pk])):
+        html = get(client, name, *args).content.decode()
+        assert "Origen secreto" in html and "Labios dormidos." in html, name
+        assert "ponzoña" not in html.lower(), name
+
+
 # -- what each PJ carries ----------------------------------------------------------------
 
 
@@ -419,7 +433,7 @@ def test_a_player_sees_only_their_own_sheet_without_secrets(client, player, tabl
     html = get(client, "session_sheets", 1).content.decode()
 
     assert "Aiko" in html and "Kenji" not in html
-    assert "ponzoña" not in html.lower() and "el DJ conoce su origen" in html
+    assert "ponzoña" not in html.lower() and "Origen secreto" in html
 
 
 def test_an_open_session_shows_the_state_so_far(client, dj, table):
