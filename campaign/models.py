@@ -435,6 +435,8 @@ class CampaignChange(models.Model):
         CHARACTER = "character", _("character")
         SESSION = "session", _("session")
         CAMPAIGN = "campaign", _("campaign")
+        # A catalogue text changed: the cards that show that entry (no page loads anew).
+        CATALOGUE = "catalogue", _("catalogue")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="changes")
     cursor = models.PositiveBigIntegerField()
