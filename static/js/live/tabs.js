@@ -32,10 +32,11 @@
 //          state ("open", "reconnecting", "polling": at every poll; "connecting" before
 //          the first) and after each `hello`. offset: the server's clock minus the
 //          leader's (ms) or null; cursors: {campaign id: cursor} the transport has
-//          reached. All: show the state (the "Reconnecting…" line, #live's data-state);
-//          take the offset unless null; a tab whose campaign's cursor there is past its
-//          own missed news (the transport had it before this tab said hello): it asks
-//          for every card anew.
+//          reached. All but the leader (a `state` it hears is a former leader's, come
+//          late: BroadcastChannel orders one sender's messages, not two's): show the state
+//          (the "Reconnecting…" line, #live's data-state); take the offset unless null;
+//          a tab whose campaign's cursor there is past its own missed news (the transport
+//          had it before this tab said hello): it asks for every card anew.
 //   clock  {offset}  the leader, for each reading of the server's clock (the stream's
 //          hello, ping and change; polling). All: take the offset (taps are dated with it).
 //   gone   {campaigns}  the leader, when the server says those campaigns are no longer
@@ -97,6 +98,9 @@ export function shareStream(page) {
     } else if (data.type === "bye") {
       tabs.delete(data.tab);
     } else if (data.type === "state") {
+      // The holder knows its own transport's state: another tab's word on it is a former
+      // holder's, come late (it shows its own "open" at once, the others' through here).
+      if (leading) return;
       page.showDown(data.state);
       if (data.offset !== null) setClock(data.offset);
       // The stream got news this page did not hear (it opened just before): ask anew.
