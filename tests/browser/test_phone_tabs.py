@@ -2,18 +2,22 @@
 
 Found at a table: one tab of a phone said "Sin conexión" for minutes while it showed every
 change the DJ made. A tab hears its news through the tab that holds the browser's stream
-(static/js/live/tabs.js). A tab that held the stream before may say "reconnecting" late,
-after the new holder's "open" (BroadcastChannel orders one sender's messages, not two's):
-the new holder, whose own "open" came straight from its transport, took that word and kept
-it until its transport's next state, minutes away, while the other tabs were fine. Now the
-holder takes no other tab's word on its stream.
+(static/js/live/tabs.js); what it said of the connection came from two words only: the last
+`state` it was told, and the phone's `navigator.onLine`. A tab that held the stream before
+may say "reconnecting" late, after the new holder's "open" (BroadcastChannel orders one
+sender's messages, not two's): the new holder, whose own "open" came straight from its
+transport, took that word and kept it until its transport's next state, minutes away, while
+the other tabs were fine. A phone that says it is offline while its connection to the
+table's server still carries news (Chromium keeps an open stream when it goes offline) left
+the marker up too. Now the holder takes no other tab's word on its stream, and news heard is
+the last word for every tab.
 """
 
 import pytest
 from playwright.sync_api import expect
 
 from campaign import services
-from tests.browser.conftest import log_in, screenshot
+from tests.browser.conftest import heard, log_in, screenshot
 from tests.browser.test_sheet import PHONE, make_table
 
 
@@ -53,6 +57,48 @@ def says_it_is_connected(tab) -> None:
     assert tab.evaluate("window.__noReload") is True
 
 
+def test_a_tab_hearing_the_djs_changes_never_says_it_is_offline(browser, app_url, table):
+    context, tabs = phone(browser, app_url, table, 3)
+
+    # The phone says it has no network; its stream to the table's server still carries news.
+    context.set_offline(True)
+    for tab in tabs:
+        expect(tab.locator("#offline")).to_be_visible()  # nothing heard since: it may be so
+    wound(table)
+
+    for tab in tabs:
+        expect(tab.get_by_role("img", name="Heridas leve: marcada")).to_be_visible()
+        says_it_is_connected(tab)
+    screenshot(tabs[0], "sheet-tabs-news-while-offline-360")
+    context.set_offline(False)
+    context.close()
+
+
+def test_a_late_reconnecting_from_a_former_holder_does_not_outlive_the_news(
+    browser, app_url, table
+):
+    context, tabs = phone(browser, app_url, table, 3, viewport={"width": 1280, "height": 900})
+    user = table["mei"].pk
+
+    # What a tab that held the stream before says late (its word crossing the new holder's
+    # "open"): the tabs that follow the holder hear "reconnecting" while the stream is up.
+    tabs[0].evaluate(
+        """(user) => new BroadcastChannel(`zodiac-live-${user}`).postMessage(
+            {type: "state", state: "reconnecting", offset: null, cursors: null})""",
+        user,
+    )
+    for tab in tabs:
+        if tab.locator("#live").get_attribute("data-role") != "leader":
+            expect(tab.locator("#offline")).to_be_visible()
+    wound(table, "fatiga")
+
+    for tab in tabs:
+        expect(tab.get_by_role("img", name="Fatiga leve: marcada")).to_be_visible()
+        says_it_is_connected(tab)
+    screenshot(tabs[1], "sheet-tabs-news-after-a-late-word-1280")
+    context.close()
+
+
 def test_the_tab_holding_the_stream_never_takes_another_tabs_word_on_its_state(
     browser, app_url, table
 ):
@@ -79,4 +125,26 @@ def test_the_tab_holding_the_stream_never_takes_another_tabs_word_on_its_state(
     assert state == "open"
     says_it_is_connected(holder)
     screenshot(holder, "sheet-tabs-holder-360")
+    context.close()
+
+
+def test_the_holder_closed_while_the_phone_is_offline_then_the_network_comes_back(
+    browser, app_url, table
+):
+    context, tabs = phone(browser, app_url, table, 3)
+    (holder,) = [t for t in tabs if t.locator("#live").get_attribute("data-role") == "leader"]
+    rest = [t for t in tabs if t is not holder]
+
+    context.set_offline(True)
+    holder.close()  # the next tab takes the stream, and cannot open it: no network
+    for tab in rest:
+        expect(tab.locator("#live")).to_have_attribute("data-state", "reconnecting")
+        expect(tab.locator("#offline")).to_be_visible()
+    context.set_offline(False)
+    wound(table, "shock")
+
+    for tab in rest:
+        expect(tab.get_by_role("img", name="Shock leve: marcada")).to_be_visible()
+        says_it_is_connected(tab)
+        heard(tab, table["campaign"])
     context.close()

@@ -27,18 +27,22 @@
 //          it follows). All: move the cursor of every tab of that campaign in the table
 //          on to the message's; a tab of that campaign takes the message as its own
 //          stream's (index.js: newer than its cursor, else ignored; one with news missed
-//          before it, or a reset, means every card anew).
+//          before it, or a reset, means every card anew). Every tab: the stream is up
+//          (a "reconnecting" shown goes, see `state`).
 //   state  {state, offset, cursors}  the leader, each time its transport tells its
 //          state ("open", "reconnecting", "polling": at every poll; "connecting" before
 //          the first) and after each `hello`. offset: the server's clock minus the
 //          leader's (ms) or null; cursors: {campaign id: cursor} the transport has
 //          reached. All but the leader (a `state` it hears is a former leader's, come
 //          late: BroadcastChannel orders one sender's messages, not two's): show the state
-//          (the "Reconnecting…" line, #live's data-state); take the offset unless null;
-//          a tab whose campaign's cursor there is past its own missed news (the transport
-//          had it before this tab said hello): it asks for every card anew.
+//          (the "Reconnecting…" line, #live's data-state) until news says otherwise (a
+//          `change` or `clock` heard after a "reconnecting" shows the stream up: a former
+//          leader's last word may reach the others late too); take the offset unless
+//          null; a tab whose campaign's cursor there is past its own missed news (the
+//          transport had it before this tab said hello): it asks for every card anew.
 //   clock  {offset}  the leader, for each reading of the server's clock (the stream's
-//          hello, ping and change; polling). All: take the offset (taps are dated with it).
+//          hello, ping and change; polling). All: take the offset (taps are dated with it);
+//          the stream is up.
 //   gone   {campaigns}  the leader, when the server says those campaigns are no longer
 //          this user's. All: a tab of one of them loads its page anew.
 //   access {campaigns}  the leader, when the stream says to reopen (what the user may see
@@ -62,9 +66,9 @@
 import { newKey, serverClock, setServerOffset as setClock } from "./taps.js";
 
 // page: what this tab's page lets the protocol do: live (the #live element), user,
-// campaign, cursor() (the page's cursor now), receive(message), showDown(state),
-// gone(campaigns), access(latest), news(detail), open(follow, on) (a transport,
-// stream.js).
+// campaign, cursor() (the page's cursor now), receive(message), showDown(state), alive()
+// (the stream was heard), gone(campaigns), access(latest), news(detail), open(follow, on)
+// (a transport, stream.js).
 export function shareStream(page) {
   const { live, campaign } = page;
   const name = `zodiac-live-${page.user}`;
@@ -91,6 +95,7 @@ export function shareStream(page) {
   channel.addEventListener("message", ({ data }) => {
     if (data.type === "change") {
       advance(data.message);
+      page.alive();
       page.receive(data.message);
     } else if (data.type === "hello") {
       tabs.set(data.tab, { campaign: data.campaign, cursor: data.cursor });
@@ -107,6 +112,7 @@ export function shareStream(page) {
       const at = data.cursors && data.cursors[campaign];
       if (at > page.cursor()) page.receive({ campaign, after: at, cursor: at });
     } else if (data.type === "clock") {
+      page.alive();
       setClock(data.offset);
     } else if (data.type === "gone" || data.type === "access") {
       page.gone(data.campaigns);
@@ -137,6 +143,7 @@ export function shareStream(page) {
     message(message) {
       say({ type: "change", message });
       advance(message);
+      page.alive();
       page.receive(message);
     },
     state(now) {
@@ -145,6 +152,7 @@ export function shareStream(page) {
       tellState();
     },
     clock(now) {
+      page.alive();
       setClock(now);
       say({ type: "clock", offset: now });
     },
