@@ -344,6 +344,16 @@ def characters_with_snapshots(*, campaign: Campaign) -> list[Character]:
     return list(campaign.characters.select_related("snapshot"))
 
 
+def characters_showing(*, campaign: Campaign, name: str) -> list[Character]:
+    """The PJ and PNJ in play whose card shows catalogue entry `name`: an E.Esp of that
+    name, or an Afección from that source (the cards a change of its text changes)."""
+    return [
+        c
+        for c in campaign.characters.filter(archived_at__isnull=True).select_related("snapshot")
+        if name in c.snapshot.state["specials"] or name in c.snapshot.state["afflictions"]
+    ]
+
+
 def sessions_newest_first(
     *, campaign: Campaign, before: int | None = None, count: int = 10
 ) -> tuple[list[GameSession], bool]:

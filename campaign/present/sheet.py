@@ -12,8 +12,10 @@ from .figures import clock_parts
 
 
 def party_card(character: Character, catalogue: dict) -> Card:
-    """Another PJ of the party as a player sees it (what the DJ keeps secret left out)."""
-    return build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
+    """Another PJ of the party as a player sees it (what the DJ keeps secret left out, a
+    secret Afección's effect too: that is its own player's)."""
+    state = character.snapshot.state
+    return build(character, state, catalogue=catalogue, for_player=True, owner=False)
 
 
 def turn_for(pk: int, now: PartyNow) -> dict | None:
@@ -60,7 +62,8 @@ def foes(now: PartyNow, catalogue: dict) -> list[dict]:
         words = how.words or ([_("out of the fight")] if pk in fight.out else [])
         card = None
         if how.card:
-            card = build(character, character.snapshot.state, catalogue=catalogue, for_player=True)
+            state = character.snapshot.state
+            card = build(character, state, catalogue=catalogue, for_player=True, owner=False)
         shown.append(
             {
                 "name": how.name,

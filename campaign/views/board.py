@@ -75,7 +75,7 @@ def board(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context = board_context(request, campaign)
     # A refused "Empezar sesión" (setup.session_start): what was typed, and why, by its field.
     context["session_start"] = request.session.pop("session_start", None)
-    # A refused "Terminar sesión" (setup.session_end): the recap typed, and why.
+    # A refused "Terminar sesión" (setup.session_end): the recap and note typed, and why.
     context["session_end"] = request.session.pop("session_end", None)
     # Refused watches by turns (party.party_descanso): "Otro tiempo…" open, with them.
     context.update(watches_kept(request))

@@ -35,14 +35,29 @@ from ..requests import AuthedHttpRequest
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
 
 
+def _text_posted(request: AuthedHttpRequest, field: str) -> tuple[str, bool]:
+    """A session's long text as a form sent it, as the session keeps it (no NUL: PostgreSQL
+    refuses it in a text column; Unix line ends), and whether it is too long to keep."""
+    text = (request.POST.get(field) or "").replace("\r\n", "\n").replace("\x00", "").strip()
+    return text, len(text) > RECAP_MAX
+
+
 def recap_posted(request: AuthedHttpRequest) -> tuple[str, str]:
-    """The recap a form sent, as a session keeps it (no NUL: PostgreSQL refuses it in a
-    text column; Unix line ends), and why it cannot be kept ("" when it can)."""
-    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
-    if len(recap) <= RECAP_MAX:
+    """The recap a form sent, and why it cannot be kept ("" when it can)."""
+    recap, too_long = _text_posted(request, "recap")
+    if not too_long:
         return recap, ""
     most = number_format(RECAP_MAX, force_grouping=True)
     return recap, _("The recap is too long: %(max)s characters at most.") % {"max": most}
+
+
+def note_posted(request: AuthedHttpRequest) -> tuple[str, str]:
+    """The DJ's note a form sent, and why it cannot be kept ("" when it can)."""
+    note, too_long = _text_posted(request, "dj_note")
+    if not too_long:
+        return note, ""
+    most = number_format(RECAP_MAX, force_grouping=True)
+    return note, _("The DJ's note is too long: %(max)s characters at most.") % {"max": most}
 
 
 def _viewer(request: AuthedHttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
@@ -141,12 +156,15 @@ def session_detail(request: AuthedHttpRequest, slug: str, number: int) -> HttpRe
     session = _session(membership, number)
     context = _timeline_context(request, membership, viewer, session)
     context.update(session=session, active="history")
-    if not request.htmx:  # the live parts hold neither the recap nor its form
+    if not request.htmx:  # the live parts hold neither the recap, the note nor their forms
         context.update(
             recap=render_recap(session.recap) if session.recap else "",
             recap_max=RECAP_MAX,
-            # A recap refused (session_recap): what was typed, and why, by its field.
+            # A recap or note refused (session_recap, session_note): what was typed, and why.
             recap_refused=request.session.pop("session_recap", None) if viewer.is_dj else None,
+            note_refused=request.session.pop("session_note", None) if viewer.is_dj else None,
+            # The DJ's own note: in the DJ's page only, never a player's.
+            dj_note=render_recap(session.dj_note) if viewer.is_dj and session.dj_note else "",
         )
     return _live_or_page(request, "campaign/session.html", context)
 
@@ -165,6 +183,23 @@ def session_recap(request: AuthedHttpRequest, slug: str, number: int) -> HttpRes
     else:
         services.session_recap_set(session=session, recap=recap)
         messages.success(request, _("Recap saved."))
+    return redirect("session_detail", slug=slug, number=number)
+
+
+@require_POST
+@login_required
+def session_note(request: AuthedHttpRequest, slug: str, number: int) -> HttpResponse:
+    """The DJ writes or edits their own note on a session (Markdown; no player reads it)."""
+    membership, viewer = _viewer(request, slug)
+    if not viewer.is_dj:
+        raise Http404("No such session.")
+    session = _session(membership, number)
+    note, refused = note_posted(request)
+    if refused:
+        request.session["session_note"] = {"dj_note": note, "error": refused}
+    else:
+        services.session_note_set(session=session, note=note)
+        messages.success(request, _("Note saved."))
     return redirect("session_detail", slug=slug, number=number)
 
 

@@ -28,7 +28,7 @@ from ..forms import (
 )
 from ..models import Campaign, CatalogueEntry, Character
 from ..requests import AuthedHttpRequest
-from .history import recap_posted
+from .history import note_posted, recap_posted
 
 
 def _data(request: AuthedHttpRequest):
@@ -288,20 +288,27 @@ def session_start(request: AuthedHttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def session_end(request: AuthedHttpRequest, slug: str) -> HttpResponse:
-    """End the open game session, with an optional recap."""
+    """End the open game session, with an optional recap (players read it) and an optional
+    note of the DJ's own (no player does)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     session = selectors.open_session(campaign=campaign)
     if session is None:
         messages.error(request, _("There is no open session to end."))
         return _back(request, campaign)
-    # The recap as the session's page takes it (history.session_recap).
-    recap, refused = recap_posted(request)
-    if refused:
-        # Shown by the recap when the board comes back, the question open, nothing lost.
-        request.session["session_end"] = {"recap": recap, "error": refused}
+    # Both as the session's page takes them (history.session_recap, session_note).
+    recap, recap_refused = recap_posted(request)
+    note, note_refused = note_posted(request)
+    if recap_refused or note_refused:
+        # Shown by its field when the board comes back, the question open, nothing lost.
+        request.session["session_end"] = {
+            "recap": recap,
+            "dj_note": note,
+            "error": recap_refused,
+            "note_error": note_refused,
+        }
         return _back(request, campaign)
     try:
-        services.session_end(session=session, recap=recap)
+        services.session_end(session=session, recap=recap, dj_note=note)
     except ValidationError as err:
         for message in err.messages:
             messages.error(request, message)

@@ -354,12 +354,25 @@ def test_toasts_and_the_sticky_bar_cover_no_control(browser, app_url, table, wid
 
 def test_ending_the_session_asks_once_and_offers_the_recap(browser, app_url, table):
     services.session_start(campaign=table["campaign"], title="La emboscada")
+    phone = open_board(browser, app_url, table, width=360, height=640)
+    phone.get_by_text("Terminar sesión…").click()
+    expect(phone.get_by_label("Tu nota (opcional)")).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(phone, "board-end-session-360")
     page = open_board(browser, app_url, table)
 
     page.get_by_text("Terminar sesión…").click()
     expect(page.get_by_role("link", name="Sesión 1")).to_be_visible()  # still open
     expect(page.get_by_text("¿Terminar la sesión 1?")).to_be_visible()
-    page.get_by_label("Resumen (opcional)").fill("Cayeron en la emboscada.")
+    # The recap is the players' to read, and says so; the DJ's own note sits beside it.
+    recap = page.get_by_label("Resumen para la mesa (opcional)")
+    expect(recap).to_have_accessible_description(
+        "Lo leen todos los jugadores, en la página de la sesión y en sus exportaciones."
+    )
+    recap.fill("Cayeron en la emboscada.")
+    note = page.get_by_label("Tu nota (opcional)")
+    expect(note).to_have_accessible_description("Solo para ti: ningún jugador la ve nunca.")
+    note.fill("El jefe de los bandidos es el hermano de Mei (secreto).")
     screenshot(page, "board-end-session-1280")
     page.get_by_role("button", name="Terminar la sesión 1").click()
 
@@ -367,6 +380,7 @@ def test_ending_the_session_asks_once_and_offers_the_recap(browser, app_url, tab
     table["campaign"].refresh_from_db()
     session = table["campaign"].sessions.get()
     assert session.ended_at is not None and session.recap == "Cayeron en la emboscada."
+    assert session.dj_note == "El jefe de los bandidos es el hermano de Mei (secreto)."
 
 
 def test_without_javascript_no_shortcuts_button_that_would_do_nothing(browser, app_url, table):

@@ -100,6 +100,32 @@ def test_the_dj_writes_a_recap_and_reads_the_session(browser, table):
     screenshot(phone, "session-360")
 
 
+def test_the_djs_note_sits_beside_the_recap_and_no_player_reads_it(browser, table):
+    note = "El monje del paso es el oni disfrazado."
+    for viewport in (WIDE, PHONE):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/1/")
+        notes = page.get_by_role("region", name="Tu nota")
+        expect(notes).to_contain_text("Solo tú ves esta nota")
+        if viewport is WIDE:
+            notes.get_by_text("Escribir una nota").click()
+            notes.get_by_label("Tu nota (Markdown)").fill(f"{note}\n\n*Que no se sepa.*")
+            notes.get_by_role("button", name="Guardar nota").click()
+        expect(notes.locator(".prose em")).to_have_text("Que no se sepa.")
+        expect(page.get_by_role("region", name="Resumen")).to_contain_text(
+            "lo leen todos los jugadores"
+        )
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"session-note-{viewport['width']}")
+
+    player = page_for(browser, table, table["mei"], PHONE)
+    player.goto(f"{table['base']}/c/kiso/sesion/1/")
+    expect(player.get_by_role("heading", name="Resumen")).to_be_visible()
+    expect(player.get_by_role("region", name="Tu nota")).to_have_count(0)
+    assert "monje" not in player.content()
+    screenshot(player, "session-player-360")
+
+
 def test_the_end_of_session_sheets_print_without_the_app_around_them(browser, table):
     page = page_for(browser, table, table["dj"])
     page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
@@ -182,18 +208,21 @@ def test_a_recap_too_long_is_kept_with_the_reason_by_its_field(browser, table):
     page = page_for(browser, table, table["dj"])
     page.goto(f"{table['base']}/c/kiso/")
     page.get_by_text("Terminar sesión…").click()
-    recap = page.get_by_label("Resumen (opcional)")
+    recap = page.get_by_label("Resumen para la mesa (opcional)")
     assert recap.get_attribute("maxlength") == "20000"
     fill_past_its_limit(page, recap, too_long)
+    page.get_by_label("Tu nota (opcional)").fill("Nada se pierde.")
 
     page.get_by_role("button", name="Terminar la sesión 2").click()
 
-    recap = page.get_by_label("Resumen (opcional)")
+    recap = page.get_by_label("Resumen para la mesa (opcional)")
     expect(recap).to_be_visible()  # the question is open again
     assert recap.input_value() == too_long.strip()  # nothing typed is lost
+    assert page.get_by_label("Tu nota (opcional)").input_value() == "Nada se pierde."
     error = page.locator("#session-recap-error")
     expect(error).to_have_text(TOO_LONG)
-    assert recap.get_attribute("aria-describedby") == "session-recap-error"
+    assert recap.get_attribute("aria-describedby").split()[-1] == "session-recap-error"
+    expect(recap).to_have_accessible_description(re.compile(r"Lo leen todos.*20\s000"))
     assert selectors.open_session(campaign=table["aiko"].campaign) is not None
     screenshot(page, "session-end-too-long-1280")
 
