@@ -10,7 +10,7 @@ from django.middleware.csrf import get_token
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from campaign.present import lang
@@ -407,6 +407,18 @@ def special(name: str) -> str:
 def sign(value: int) -> str:
     """ "neg", "pos" or "zero": a class name for colouring a modifier."""
     return sign_class(value)
+
+
+@register.simple_tag
+def area_count_words() -> str:
+    """The words of the area blow's count of PNJ marked, for static/js/pnj.js to write the
+    number in ("{n}"): none, one, several."""
+    return format_html(
+        'data-none="{}" data-one="{}" data-other="{}"',
+        _("none marked"),
+        ngettext("%(n)s marked", "%(n)s marked", 1) % {"n": "{n}"},
+        ngettext("%(n)s marked", "%(n)s marked", 2) % {"n": "{n}"},
+    )
 
 
 @register.simple_tag

@@ -4,6 +4,7 @@
 import { listChanged } from "./cards.js";
 import { carry, fillOnOpen, refill } from "./lazy.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
+import { pnjSection } from "./pnj.js";
 
 (() => {
   const board = document.getElementById("board");
@@ -148,6 +149,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
   // -- "More actions" and "Whole card": asked for when they open (lazy.js) -------------
   fillOnOpen(board);
+  pnjSection(board); // the add form emptied after an add, the area blow's marks (pnj.js)
 
   // -- the focus stays on the control the DJ used -----------------------------------------
   // A control is found again in its new rendering by what it is (its box, its name and

@@ -1,0 +1,170 @@
+"""What a fresh-clone playtest of PNJ found on the DJ's board, in a real browser: the add form
+made duplicates with a second tap; a phone's board was a long column of ragged PNJ rows, and
+a tap's result showed far above the card; the sticky clock bar held a third of a laptop's
+screen in a fight; the area blow said nothing of the PNJ marked and kept them marked; a saved
+PNJ sent the DJ away from the board; a revealed PNJ said nothing of it in its row."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import services
+from campaign.turn_order import Slot
+from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+PARTY = ("Aiko", "Kenji", "Ren", "Sora", "Mei", "Taro", "Yuki", "Hana")
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = [
+        CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in PARTY[:2]
+    ]
+    template = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    return {"dj": dj, "campaign": campaign, "party": party, "bandido": template, "base": app_url}
+
+
+@pytest.fixture
+def ambush(table):
+    """The playtest's fight: 8 PJ and 12 PNJ (6 Bandidos sharing one turn, 3 Lobos grises,
+    the Jefe, the Bruja and an ally)."""
+    campaign = table["campaign"]
+    party = table["party"] + [
+        CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in PARTY[2:]
+    ]
+    lobo = services.template_save(campaign=campaign, name="Lobo gris", attributes={"VOL": 1})
+    pnj = [
+        *services.pnj_create(campaign=campaign, template=table["bandido"], count=6),
+        *services.pnj_create(campaign=campaign, template=lobo, count=3),
+        *services.pnj_create(campaign=campaign, name="Jefe Ruiz", attributes={"VOL": 3}),
+        *services.pnj_create(campaign=campaign, name="Bruja del pantano"),
+        *services.pnj_create(campaign=campaign, name="Guía Tomé", side="aliado"),
+    ]
+    order = [Slot(pj=pj.pk, init=20 - n) for n, pj in enumerate(party)]
+    order.append(Slot(pj=pnj[0].pk, also=tuple(c.pk for c in pnj[1:6]), init=11))
+    order += [Slot(pj=c.pk, init=9 - n) for n, c in enumerate(pnj[6:])]
+    services.fight_start(campaign=campaign, order=order)
+    return {**table, "pnj": pnj, "all": party + pnj}
+
+
+def board(browser, table, width=1280, height=900):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="es-ES")
+    log_in(context, table["base"], table["dj"])
+    page = context.new_page()
+    page.goto(f"{table['base']}/c/kiso/")
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def view_shot(page, name):
+    """What the screen shows (a full-page picture misplaces a sticky bar)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+# -- 1. the add form: emptied after an add, kept after a refusal ------------------------------
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_an_add_empties_the_form_so_a_second_tap_makes_no_copies(browser, table, width):
+    page = board(browser, table, width=width)
+    form = page.locator(".pnj-add")
+    name = form.get_by_label("Nombre o plantilla")
+    name.fill("Jefe")
+    form.get_by_role("button", name="Añadir", exact=True).click()
+    expect(card(page, "Jefe")).to_be_visible()
+    expect(page.locator("#toasts")).to_contain_text("PNJ añadido: Jefe")
+    expect(name).to_have_value("")
+    expect(name).to_be_focused()  # ready for the next one
+    # A second tap asks for a name; it makes no "Jefe 2".
+    form.get_by_role("button", name="Añadir", exact=True).click()
+    expect(page.locator(".pnj-card")).to_have_count(1)
+    screenshot(page, f"pnj-add-emptied-{width}")
+    assert not table["campaign"].characters.filter(name="Jefe 2").exists()
+
+
+def test_in_a_fight_an_add_empties_name_count_initiative_and_together(browser, table):
+    aiko, kenji = table["party"]
+    services.fight_start(
+        campaign=table["campaign"], order=[Slot(pj=aiko.pk, init=15), Slot(pj=kenji.pk, init=8)]
+    )
+    page = board(browser, table)
+    form = page.locator(".pnj-add")
+    name, count = form.get_by_label("Nombre o plantilla"), form.locator('input[name="count"]')
+    init, together = form.get_by_label("Iniciativa"), form.get_by_label("un turno para todos")
+    side = form.get_by_label("Bando")
+
+    # Refused: what was typed stays, to be put right.
+    name.fill("Bandido")
+    count.fill("3")
+    side.select_option("aliado")
+    init.fill("1,5")
+    together.check()
+    form.get_by_role("button", name="Añadir al combate").click()
+    expect(page.locator("#pnj-error")).to_contain_text("iniciativa")
+    expect(name).to_have_value("Bandido")
+    expect(count).to_have_value("3")
+    expect(init).to_have_value("1,5")
+    expect(together).to_be_checked()
+
+    init.fill("10")
+    form.get_by_role("button", name="Añadir al combate").click()
+    expect(card(page, "Bandido 3")).to_be_visible()
+    for field, value in ((name, ""), (count, "1"), (init, "")):
+        expect(field).to_have_value(value)
+    expect(together).not_to_be_checked()
+    expect(side).to_have_value("aliado")  # the side the DJ chose stays chosen
+    expect(page.locator("#pnj-error")).to_be_empty()
+    expect(name).to_be_focused()
+    form.get_by_role("button", name="Añadir al combate").click()
+    expect(page.locator(".pnj-card")).to_have_count(3)
+    assert table["campaign"].characters.filter(name__startswith="Bandido").count() == 3
+
+
+# -- 4. the area blow: how many are marked, and the marks cleared by a blow recorded ----------
+
+
+def test_the_area_blow_counts_the_pnj_marked_and_clears_them_once_recorded(browser, table):
+    services.pnj_create(campaign=table["campaign"], template=table["bandido"], count=3)
+    page = board(browser, table)
+    area = page.locator("#area-form")
+    shown = area.get_by_role("status")
+    expect(shown).to_have_text("ninguno marcado")
+    card(page, "Bandido 1").get_by_role("checkbox").check()
+    expect(shown).to_have_text("1 marcado")
+    for name in ("Bandido 2", "Bandido 3"):
+        card(page, name).get_by_role("checkbox").check()
+    expect(shown).to_have_text("3 marcados")
+    screenshot(page, "area-marked-1280")
+
+    area.locator("select").select_option("fatiga")
+    area.get_by_role("button", name="Leve").click()
+    for name in ("Bandido 1", "Bandido 2", "Bandido 3"):
+        expect(card(page, name).locator(".box.marked")).to_have_count(1)
+    expect(page.locator("input.area-pick:checked")).to_have_count(0)
+    expect(shown).to_have_text("ninguno marcado")
+    # Deshacer takes the blow back; nothing comes marked again.
+    page.get_by_role("button", name="Deshacer").click()
+    expect(page.locator(".pnj-card .box.marked")).to_have_count(0)
+    expect(page.locator("input.area-pick:checked")).to_have_count(0)
+
+    # A blow refused keeps the marks, to be put right (a refusal as the server words one:
+    # the reason in the area form's error line).
+    card(page, "Bandido 2").get_by_role("checkbox").check()
+    refusal = {"HX-Retarget": "#area-error", "HX-Reswap": "innerHTML"}
+    page.route(
+        "**/pnj/area/",
+        lambda route: route.fulfill(status=422, headers=refusal, body="Bandido 2: no puede"),
+    )
+    area.get_by_role("button", name="Leve").click()
+    expect(page.locator("#area-error")).to_have_text("Bandido 2: no puede")
+    expect(card(page, "Bandido 2").get_by_role("checkbox")).to_be_checked()
+    expect(shown).to_have_text("1 marcado")
