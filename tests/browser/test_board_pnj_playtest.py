@@ -168,3 +168,70 @@ def test_the_area_blow_counts_the_pnj_marked_and_clears_them_once_recorded(brows
     expect(page.locator("#area-error")).to_have_text("Bandido 2: no puede")
     expect(card(page, "Bandido 2").get_by_role("checkbox")).to_be_checked()
     expect(shown).to_have_text("1 marcado")
+
+
+# -- 3. the sticky clock bar in a fight: what stays on screen is short -------------------------
+
+
+def stuck_height(page):
+    """How much of the screen's top the clock bar holds once the board is scrolled under it."""
+    return page.evaluate(
+        """() => {
+          const bar = document.getElementById("clockbar").getBoundingClientRect();
+          return Math.max(0, bar.bottom) - Math.max(0, bar.top);
+        }"""
+    )
+
+
+def in_sight(page, locator):
+    box = locator.bounding_box()
+    size = page.viewport_size
+    return bool(
+        box
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+        and box["y"] + box["height"] <= size["height"]
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1024, 768), (800, 1000)])
+def test_in_a_fight_the_sticky_bar_keeps_to_a_short_strip(browser, ambush, width, height):
+    page = board(browser, ambush, width=width, height=height)
+    fight = page.locator("#fight")
+    for name in PARTY:  # to the Bandidos' shared turn
+        expect(fight.locator(".fight-now")).to_contain_text(f"Turno de {name}")
+        fight.get_by_role("button", name=f"Fin del turno de {name}").click()
+    expect(fight.locator(".fight-now")).to_contain_text("Turno de Bandido 1–6")
+    passing = fight.get_by_role("button", name="Fin del turno de Bandido 1–6")
+    chips = fight.get_by_role("list", name="Orden de turnos")
+    # The order is one line: its chips scroll sideways inside it, the turn's chip in sight.
+    assert chips.evaluate("ol => ol.scrollHeight <= ol.clientHeight + 1")
+    current = chips.locator('[aria-current="true"]')
+    expect(current).to_have_text("Bandido 1–6 11")
+    names = ", ".join(f"Bandido {n}" for n in range(1, 7))
+    expect(current).to_have_attribute("title", names)  # each copy by name
+    assert current.evaluate(
+        """li => { const ol = li.parentElement.getBoundingClientRect();
+                   const r = li.getBoundingClientRect();
+                   return r.left >= ol.left - 1 && r.right <= ol.right + 1; }"""
+    )
+    view_shot(page, f"fight-bar-top-{width}")
+
+    # Down among the PNJ: the bar keeps the turn, its pass, Deshacer and the last tap's line.
+    bruja = card(page, "Bruja del pantano")
+    bruja.get_by_role("button", name="Fatiga leve").scroll_into_view_if_needed()
+    bruja.get_by_role("button", name="Fatiga leve").click()
+    expect(page.locator("#toasts")).to_contain_text("Bruja del pantano")
+    assert page.evaluate("scrollY") > 400
+    assert stuck_height(page) <= 120, stuck_height(page)
+    for control in (passing, page.get_by_role("button", name="Deshacer"), page.locator("#toasts")):
+        assert in_sight(page, control)
+    bar = page.locator("#clockbar").bounding_box()
+    box = bruja.get_by_role("button", name="Fatiga leve").bounding_box()
+    assert bar and box and box["y"] >= bar["y"] + bar["height"]  # below it, never under it
+    view_shot(page, f"fight-bar-stuck-{width}")
+    passing.click()
+    expect(fight.locator(".fight-now")).to_contain_text("Turno de Lobo gris 1")
+    assert stuck_height(page) <= 120, stuck_height(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
