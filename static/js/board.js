@@ -6,6 +6,7 @@ import { placeBar } from "./bar.js";
 import { carry, fillOnOpen, refill } from "./lazy.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 import { pnjSection } from "./pnj.js";
+import { tapResults } from "./result.js";
 
 (() => {
   const board = document.getElementById("board");
@@ -152,6 +153,7 @@ import { pnjSection } from "./pnj.js";
   // -- "More actions" and "Whole card": asked for when they open (lazy.js) -------------
   fillOnOpen(board);
   pnjSection(board); // the add form emptied after an add, the area blow's marks (pnj.js)
+  tapResults(board); // a tap's result by its card where the clock bar's line is out of sight
 
   // -- the focus stays on the control the DJ used -----------------------------------------
   // A control is found again in its new rendering by what it is (its box, its name and

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from campaign import services
 from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
+from tests.browser.test_accessibility import AXE_SCRIPT, describe
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PARTY = ("Aiko", "Kenji", "Ren", "Sora", "Mei", "Taro", "Yuki", "Hana")
@@ -235,3 +236,91 @@ def test_in_a_fight_the_sticky_bar_keeps_to_a_short_strip(browser, ambush, width
     expect(fight.locator(".fight-now")).to_contain_text("Turno de Lobo gris 1")
     assert stuck_height(page) <= 120, stuck_height(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+# -- 2. a phone's board: compact PNJ rows in aligned columns, a tap's result by its card -------
+
+PHONE = {"width": 360, "height": 740}
+
+
+def axe_with_target_size(page, selector):
+    """axe-core on `selector`, with WCAG 2.2's target size (24 px) checked too."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE_SCRIPT)
+    options = {"rules": {"target-size": {"enabled": True}}, "resultTypes": ["violations"]}
+    return page.evaluate("([s, o]) => axe.run(s, o)", [selector, options])["violations"]
+
+
+def box_lefts(page, name):
+    """The x of each E.Alt's first box (L) on `name`'s compact card, from the card's left
+    edge, by E.Alt."""
+    return card(page, name).evaluate(
+        """article => Object.fromEntries(
+             [...article.querySelectorAll(".conditions-compact .condition")]
+             .map(row => [row.querySelector(".box").dataset.shortcutType,
+                          Math.round(row.querySelector(".box").getBoundingClientRect().left
+                                     - article.getBoundingClientRect().left)]))"""
+    )
+
+
+def test_at_a_phones_width_a_pnj_is_a_short_card_of_aligned_boxes(browser, ambush):
+    page = board(browser, ambush, width=PHONE["width"], height=PHONE["height"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    names = [c.name for c in ambush["pnj"]]
+    for name in names:
+        height = card(page, name).bounding_box()["height"]
+        assert height <= 260, (name, height)
+    # Two columns of E.Alt: each column's boxes start at one x, on every PNJ's card alike.
+    first = box_lefts(page, "Jefe Ruiz")
+    assert first["heridas"] == first["shock"] == first["afeccion"] < first["fatiga"]
+    assert first["fatiga"] == first["emocion"]
+    for name in names:
+        assert box_lefts(page, name) == first, name
+    # Each E.Alt is named in full to a screen reader (its abbreviation is for the eye).
+    jefe = card(page, "Jefe Ruiz")
+    expect(jefe.get_by_role("button", name="Afección grave")).to_be_visible()
+    expect(jefe.locator(".conditions-compact")).to_contain_text("Afección")
+    # The boxes are targets of 24 px or more, spaced: axe finds nothing, target size too.
+    assert describe("PNJ at 360 px", axe_with_target_size(page, "#pnj")) == []
+    box = jefe.get_by_role("button", name="Heridas leve").bounding_box()
+    assert box["width"] >= 24 and box["height"] >= 24
+    screenshot(page, "pnj-compact-360")
+    # A PJ's card: its boxes in one column too.
+    lefts = {
+        int(x)
+        for x in card(page, "Aiko").evaluate(
+            """a => [...a.querySelectorAll('.conditions .boxes')]
+                     .map(b => b.getBoundingClientRect().left)"""
+        )
+    }
+    assert len(lefts) == 1, lefts
+
+
+def test_at_a_phones_width_a_taps_result_shows_by_its_card(browser, ambush):
+    page = board(browser, ambush, width=PHONE["width"], height=PHONE["height"])
+    bruja = card(page, "Bruja del pantano")
+    box = bruja.get_by_role("button", name="Heridas grave")
+    box.scroll_into_view_if_needed()
+    before = box.bounding_box()["y"]
+    box.click()
+    expect(bruja.locator(".box.marked")).to_have_count(1)
+    result = bruja.locator(".card-result")
+    expect(result).to_contain_text("Bruja del pantano: Heridas Grave")
+    expect(result).to_contain_text("Marca Heridas Grave")  # with its rule trail
+    assert in_sight(page, result)
+    assert abs(box.bounding_box()["y"] - before) < 1  # the box stays under the finger
+    assert not in_sight(page, page.locator("#toasts"))  # the clock bar's line is far above
+    view_shot(page, "pnj-tap-result-360")
+    # One result on the board, the last tap's; its × puts it away.
+    jefe = card(page, "Jefe Ruiz")
+    jefe.get_by_role("button", name="Fatiga leve").click()
+    expect(jefe.locator(".card-result")).to_contain_text("Jefe Ruiz: Fatiga Leve")
+    expect(page.locator(".card-result")).to_have_count(1)
+    jefe.locator(".card-result").get_by_role("button", name="Cerrar").click()
+    expect(page.locator(".card-result")).to_have_count(0)
+    assert describe("a result by its card", axe_with_target_size(page, "#pnj")) == []
+    # At a desk's width the clock bar's line is in sight: nothing is added to the card.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    jefe.get_by_role("button", name="Shock leve").click()
+    expect(page.locator("#toasts")).to_contain_text("Jefe Ruiz: Shock Leve")
+    expect(page.locator(".card-result")).to_have_count(0)
