@@ -324,3 +324,28 @@ def test_at_a_phones_width_a_taps_result_shows_by_its_card(browser, ambush):
     jefe.get_by_role("button", name="Shock leve").click()
     expect(page.locator("#toasts")).to_contain_text("Jefe Ruiz: Shock Leve")
     expect(page.locator(".card-result")).to_have_count(0)
+
+
+# -- 5. a PNJ's edit form, opened from the board, goes back to it -----------------------------
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_pnj_saved_from_the_board_goes_back_to_its_card(browser, ambush, width):
+    page = board(browser, ambush, width=width)
+    jefe = card(page, "Jefe Ruiz")
+    jefe.locator("details.pnj-whole summary").click()
+    jefe.get_by_role("link", name="Lo que ven los jugadores, puntuaciones, notas…").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Editar Jefe Ruiz")
+    page.get_by_label("Notas").fill("Huye si cae la Bruja.")
+    page.get_by_role("button", name="Guardar PNJ").click()
+
+    pk = ambush["pnj"][9].pk
+    expect(page).to_have_url(f"{ambush['base']}/c/kiso/#pj-{pk}")
+    expect(page.locator(".messages")).to_contain_text("Se han guardado los cambios de Jefe Ruiz")
+    expect(card(page, "Jefe Ruiz")).to_be_in_viewport()
+    screenshot(page, f"pnj-saved-back-on-the-board-{width}")
+    # Cancel goes back there too.
+    card(page, "Jefe Ruiz").locator("details.pnj-whole summary").click()
+    card(page, "Jefe Ruiz").get_by_role("link", name="Lo que ven los jugadores").click()
+    page.get_by_role("link", name="Cancelar").click()
+    expect(page).to_have_url(f"{ambush['base']}/c/kiso/#pj-{pk}")
