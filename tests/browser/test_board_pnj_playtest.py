@@ -349,3 +349,24 @@ def test_a_pnj_saved_from_the_board_goes_back_to_its_card(browser, ambush, width
     card(page, "Jefe Ruiz").get_by_role("link", name="Lo que ven los jugadores").click()
     page.get_by_role("link", name="Cancelar").click()
     expect(page).to_have_url(f"{ambush['base']}/c/kiso/#pj-{pk}")
+
+
+# -- 6. a revealed PNJ says so on the DJ's board -----------------------------------------------
+
+
+def test_a_revealed_pnj_says_so_on_the_board(browser, ambush):
+    page = board(browser, ambush)
+    bruja = card(page, "Bruja del pantano")
+    expect(bruja.locator(".pnj-head")).to_contain_text("sin revelar")
+    bruja.locator("details.pnj-whole summary").click()
+    bruja.get_by_role("button", name="Revelar a los jugadores").click()
+    expect(bruja.locator(".pnj-head")).to_contain_text("revelado")
+    expect(bruja.locator(".pnj-head")).not_to_contain_text("sin revelar")
+    # Another tab of the board sees it too (a live change).
+    other = board(browser, ambush)
+    expect(card(other, "Bruja del pantano").locator(".badge-seen")).to_have_text("revelado")
+    assert describe("a revealed badge", axe_with_target_size(page, "#pnj")) == []
+    screenshot(page, "pnj-revealed-1280")
+    bruja.get_by_role("button", name="Ocultar a los jugadores").click()
+    expect(bruja.locator(".pnj-head")).to_contain_text("sin revelar")
+    expect(card(other, "Bruja del pantano").locator(".badge-seen")).to_have_count(0)
