@@ -15,6 +15,7 @@ from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.utils.html import conditional_escape
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
@@ -338,9 +339,11 @@ def _void(
         }
         toasts.append({"title": text, "lines": [], "text": text})
     if archived:
-        text = _("Undone: %(names)s leave the board (archived, kept in the history)") % {
-            "names": ", ".join(c.name for c in archived)
-        }
+        text = ngettext(
+            "Undone: %(names)s leaves the board (archived, kept in the history)",
+            "Undone: %(names)s leave the board (archived, kept in the history)",
+            len(archived),
+        ) % {"names": ", ".join(c.name for c in archived)}
         toasts.append({"title": text, "lines": [], "text": text})
     # One event: its card answers; a tap of several, or PNJ gone: the whole board does.
     only = event.character if len(together) == 1 and not archived else None
