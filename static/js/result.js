@@ -13,14 +13,14 @@ function inSight(el) {
   return rect.height > 0 && rect.bottom > 0 && rect.top < window.innerHeight;
 }
 
-// Below `anchor`, the card's boxes (or the form), and whole in the window: the page moves
-// only when the copy would end below its bottom (or under the turn's bar there).
+// Under `anchor` (the card's boxes, or the form), or above it where the window (or the
+// turn's bar at its foot) ends first: board.js then keeps the tapped control where it was
+// on the screen, so the copy above it is in sight.
 function place(copy, anchor) {
   anchor.after(copy);
   const turnbar = document.getElementById("turnbar");
-  const floor = window.innerHeight - (turnbar && inSight(turnbar) ? turnbar.offsetHeight : 0) - 8;
-  const rect = copy.getBoundingClientRect();
-  if (rect.bottom > floor) window.scrollBy(0, Math.min(rect.bottom - floor, rect.top - 8));
+  const floor = window.innerHeight - (turnbar && inSight(turnbar) ? turnbar.offsetHeight : 0);
+  if (copy.getBoundingClientRect().bottom > floor) anchor.before(copy);
 }
 
 function shown(board, what) {

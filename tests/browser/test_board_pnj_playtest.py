@@ -319,6 +319,21 @@ def test_at_a_phones_width_a_taps_result_shows_by_its_card(browser, ambush):
     jefe.locator(".card-result").get_by_role("button", name="Cerrar").click()
     expect(page.locator(".card-result")).to_have_count(0)
     assert describe("a result by its card", axe_with_target_size(page, "#pnj")) == []
+    # A box just above the turn's bar at the screen's foot (and its 5rem the focus keeps
+    # clear): its result shows above the boxes, where there is room, the box where it was.
+    lobo = card(page, "Lobo gris 1")
+    box = lobo.get_by_role("button", name="Fatiga leve")
+    box.scroll_into_view_if_needed()
+    box.evaluate("b => window.scrollBy(0, b.getBoundingClientRect().bottom + 84 - innerHeight)")
+    before = box.bounding_box()["y"]
+    box.click()
+    expect(lobo.locator(".card-result")).to_contain_text("Lobo gris 1: Fatiga Leve")
+    assert abs(box.bounding_box()["y"] - before) < 1
+    assert in_sight(page, lobo.locator(".card-result"))
+    turnbar = page.locator("#turnbar").bounding_box()
+    shown = lobo.locator(".card-result").bounding_box()
+    assert shown["y"] + shown["height"] <= turnbar["y"]  # not under the turn's bar
+    view_shot(page, "pnj-tap-result-above-360")
     # At a desk's width the clock bar's line is in sight: nothing is added to the card.
     page.set_viewport_size({"width": 1280, "height": 800})
     jefe.get_by_role("button", name="Shock leve").click()
