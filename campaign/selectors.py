@@ -37,6 +37,7 @@ from .pnj_reads import natural_key as natural_key
 from .pnj_reads import party_ids as party_ids
 from .pnj_reads import party_members as party_members
 from .pnj_reads import pnj_list as pnj_list
+from .pnj_reads import session_pnj as session_pnj
 from .pnj_reads import template_list as template_list
 from .pnj_reads import template_of as template_of
 from .tap_reads import event_by_key as event_by_key

@@ -1,6 +1,8 @@
 """The DJ's board: its cards and the panels every action refreshes (clock, fight, undo,
 recent events), from the board's data (selectors.board_view)."""
 
+import re
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
@@ -13,7 +15,7 @@ from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
 from ..selectors import BoardView, pnj_made, tap_base
 from ..taps import CALCULATOR_ATTRIBUTES, WATCH_ROWS_MAX, WatchRow
-from ..turn_order import OUT_WHY, Fight, slot_name, turn_lost
+from ..turn_order import OUT_WHY, Fight, Slot, slot_name, turn_lost
 from . import lang
 from .card import Card, board_card
 from .figures import clock_parts
@@ -92,6 +94,25 @@ def party_who(event: StateEvent, names: dict[int, str], in_play: set[int]) -> st
     return ", ".join(sorted(names.get(pk, "?") for pk in reached))
 
 
+# A copy's name: its Plantilla's (or the name typed) and its number ("Bandido 3").
+_NUMBERED = re.compile(r"^(.*\S) (\d{1,3})$")
+
+
+def short_name(slot: Slot, names: dict[int, str]) -> str:
+    """A slot as the board's narrow places read it (its order's chips, its turn line and
+    pass button): a group of copies by their name and numbers, "Bandido 1–6" for a run of
+    three or more, else "Bandido 1, 3"; any other slot as turn_order.slot_name reads it."""
+    if slot.pj is not None and slot.also:
+        found = [_NUMBERED.match(names.get(pk, "")) for pk in slot.members]
+        copies = [m for m in found if m is not None]
+        if len(copies) == len(found) and len({m.group(1) for m in copies}) == 1:
+            base, numbers = copies[0].group(1), sorted(int(m.group(2)) for m in copies)
+            if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+                return f"{base} {numbers[0]}–{numbers[-1]}"
+            return f"{base} {', '.join(map(str, numbers))}"
+    return slot_name(slot, names)
+
+
 def fight_view(
     now: Fight | None, names: dict[int, str], in_play: dict[int, Character]
 ) -> dict | None:
@@ -103,9 +124,11 @@ def fight_view(
     slots = []
     for i, slot in enumerate(now.order):
         acting = [in_play[pk] for pk in slot.members if pk in in_play]
+        name, full = short_name(slot, names), slot_name(slot, names)
         slots.append(
             {
-                "name": slot_name(slot, names),
+                "name": name,
+                "full": full if full != name else "",  # the chip's title: every copy by name
                 "pj": slot.pj,
                 "members": slot.members,
                 "init": slot.init,

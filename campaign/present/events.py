@@ -169,7 +169,7 @@ def _special(event: dict, code: str) -> str:
 def _attributes(event: dict, code: str) -> str:
     scores = event.get("scores") if isinstance(event.get("scores"), dict) else {}
     if not scores:
-        return _("Scores: none yet")
+        return _("No scores")
     return _("Scores: %(scores)s") % {
         "scores": ", ".join(
             f"{texts.score_label(k, code)} {v}" for k, v in texts.score_order(scores)

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -13,7 +14,7 @@ import rules
 
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, GameSession
-from ..selectors import in_party, open_session
+from ..selectors import in_party, open_session, session_pnj
 from .changes import lock
 
 
@@ -58,8 +59,9 @@ def session_end(
     dj_note: str | None = None,
     ended_at: datetime | None = None,
 ) -> GameSession:
-    """Close a session, keeping every PJ's state as its sheet summary; `recap` (players
-    read it) and `dj_note` (the DJ's alone) are kept when given."""
+    """Close a session, keeping as its sheet summary the state of every PJ, of the allies
+    in the party and of the PNJ that took part; `recap` (players read it) and `dj_note`
+    (the DJ's alone) are kept when given."""
     with transaction.atomic():
         campaign = lock(session.campaign)
         session = GameSession.objects.get(pk=session.pk)
@@ -78,7 +80,9 @@ def session_end(
             session.dj_note = dj_note
         session.sheet_summary = {
             str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
-            for c in campaign.characters.filter(in_party())
+            for c in campaign.characters.filter(
+                in_party() | Q(pk__in=session_pnj(session=session).values("pk"))
+            )
             .select_related("snapshot")
             .order_by("pk")
         }

@@ -310,17 +310,20 @@ def event_void(request: AuthedHttpRequest, slug: str, seq: int) -> HttpResponse:
 
 
 def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
-    """What each PJ carries out of the session: at its end, or now while it is open."""
+    """What each PJ carries out of the session, then each PNJ that took part in it: at its
+    end, or now while it is open."""
     campaign = session.campaign
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     characters = {c.pk: c for c in selectors.characters_with_snapshots(campaign=campaign)}
     entries: list[dict] = []
     if session.is_open:
-        # The party, as session_end keeps it: the PJ and the allies travelling with them.
+        # As session_end keeps it: the PJ, the allies travelling with them, and the PNJ that
+        # took part (an enemy archived at its fight's end too).
+        took_part = set(selectors.session_pnj(session=session).values_list("pk", flat=True))
         states = {
             pk: c.snapshot.state
             for pk, c in characters.items()
-            if not c.is_archived and (not c.is_pnj or c.in_party)
+            if pk in took_part or not c.is_archived and (not c.is_pnj or c.in_party)
         }
     else:
         states = {int(pk): data["state"] for pk, data in session.sheet_summary.items()}
@@ -330,7 +333,7 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
             continue  # (characters None: the DJ, who sees every PJ)
         card = build(character, state, catalogue=catalogue, for_player=not viewer.is_dj)
         entries.append({"character": character, "card": card})
-    entries.sort(key=lambda entry: entry["character"].name)
+    entries.sort(key=lambda entry: (entry["character"].is_pnj, entry["character"].name))
     return entries
 
 

@@ -250,15 +250,22 @@ def catalogue_delete(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResp
 # -- game sessions -----------------------------------------------------------------------
 
 
-def _back(request: AuthedHttpRequest, campaign: Campaign) -> HttpResponse:
-    """To the page the form came from, when it is on this site; else to the board."""
-    target = request.POST.get("next", "")
+def local_next(request: AuthedHttpRequest) -> str:
+    """The page a form came from (its `next`, posted or in the link that opened it), when it
+    is a path of this site; else ""."""
+    target = request.POST.get("next", "") or request.GET.get("next", "")
     # A path of this site only: redirect() would take "0" or "board" for a view's name.
     if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return HttpResponseRedirect(target)
-    return redirect("board", slug=campaign.slug)
+        return target
+    return ""
+
+
+def _back(request: AuthedHttpRequest, campaign: Campaign) -> HttpResponse:
+    """To the page the form came from, when it is on this site; else to the board."""
+    target = local_next(request)
+    return HttpResponseRedirect(target) if target else redirect("board", slug=campaign.slug)
 
 
 @require_POST

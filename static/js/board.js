@@ -2,8 +2,11 @@
    closing the second-tap forms and toasts. An ES module (deferred); it starts the live
    channel by importing it. No inline handlers (the CSP forbids them). */
 import { listChanged } from "./cards.js";
+import { placeBar } from "./bar.js";
 import { carry, fillOnOpen, refill } from "./lazy.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
+import { pnjSection } from "./pnj.js";
+import { tapResults } from "./result.js";
 
 (() => {
   const board = document.getElementById("board");
@@ -66,6 +69,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
       htmx.process(old);
     });
     fitToast();
+    placeBar();
   }
 
   // -- a card anew, changed in place -----------------------------------------------------
@@ -148,6 +152,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
   // -- "More actions" and "Whole card": asked for when they open (lazy.js) -------------
   fillOnOpen(board);
+  pnjSection(board); // the add form emptied after an add, the area blow's marks (pnj.js)
+  tapResults(board); // a tap's result by its card where the clock bar's line is out of sight
 
   // -- the focus stays on the control the DJ used -----------------------------------------
   // A control is found again in its new rendering by what it is (its box, its name and
@@ -248,20 +254,15 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   document.body.addEventListener("htmx:afterSettle", holdPlace);
 
   // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
-  function keepClearOfBar() {
-    const bar = document.getElementById("clockbar");
-    const sticky = bar && getComputedStyle(bar).position === "sticky";
-    document.documentElement.style.scrollPaddingTop = sticky ? `${bar.offsetHeight + 8}px` : "";
-  }
   if (window.ResizeObserver) {
-    const watch = new ResizeObserver(keepClearOfBar);
+    const watch = new ResizeObserver(placeBar); // (bar.js)
     const observe = () => { const bar = document.getElementById("clockbar"); if (bar) watch.observe(bar); };
     observe();
     document.body.addEventListener("htmx:oobAfterSwap", (event) => {
       if (event.detail.target && event.detail.target.id === "clockbar") { watch.disconnect(); observe(); }
     });
   }
-  keepClearOfBar();
+  placeBar();
 
   // -- "Other time…": an open menu keeps what is typed in it across the clock bar's swap,
   // closes once its time is sent, on Escape and on a click elsewhere.
@@ -424,12 +425,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     if (el) openers[target.id] = { el, desc: describe(el) };
   });
   // On a wide screen the clock bar stays at the top of the window: what is brought into
-  // sight lands below it (app.css: scroll-margin-top from --bar).
-  function barHeight() {
-    const bar = document.getElementById("clockbar");
-    const sticky = bar && getComputedStyle(bar).position === "sticky";
-    document.documentElement.style.setProperty("--bar", (sticky ? bar.offsetHeight : 0) + "px");
-  }
+  // sight lands below it (app.css: scroll-margin-top from --bar, bar.js).
   // Where the window's free room starts: below the clock bar while it stays at the top.
   function barBottom() {
     const bar = document.getElementById("clockbar");
@@ -444,10 +440,9 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const fits = rect.height <= bottom - top;
     window.scrollBy(0, fits && rect.top >= top ? rect.bottom - bottom : rect.top - top);
   }
-  barHeight();
-  window.addEventListener("resize", barHeight);
+  window.addEventListener("resize", placeBar);
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    barHeight();
+    placeBar();
     const target = event.detail.target;
     if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
     reveal(target);

@@ -141,6 +141,28 @@ def test_the_end_of_session_sheets_print_without_the_app_around_them(browser, ta
     screenshot(page, "session-sheets-print")
 
 
+@pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1280", "360"])
+def test_the_sheets_end_with_the_pnj_that_took_part_marked_as_pnj(browser, table, viewport):
+    campaign = table["aiko"].campaign
+    session = services.session_start(campaign=campaign, title="La emboscada")
+    oni, _idle = services.pnj_create(campaign=campaign, name="Oni", count=2)
+    services.event_record(
+        campaign=campaign,
+        character=oni,
+        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+    )
+    services.session_end(session=session)
+    page = page_for(browser, table, table["dj"], viewport)
+    page.goto(f"{table['base']}/c/kiso/sesion/2/hojas/")
+
+    sheets = page.get_by_role("article")
+    expect(sheets).to_have_count(3)  # the party, then Oni 1 (Oni 2 never took part)
+    expect(sheets.nth(0)).to_have_accessible_name("Aiko")
+    expect(sheets.nth(2).get_by_role("heading", level=2)).to_have_text("Oni 1 PNJ · enemigo")
+    expect(sheets.nth(2)).to_contain_text("☒ Grave")
+    screenshot(page, f"session-sheets-pnj-{viewport['width']}")
+
+
 def test_a_player_reads_their_history_on_a_phone_without_secrets(browser, table):
     page = page_for(browser, table, table["mei"], PHONE)
     page.goto(f"{table['base']}/c/kiso/historia/")

@@ -86,7 +86,7 @@ def test_the_order_page_keeps_a_refused_add_and_groups_copies_in_one_turn(browse
     page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
 
     slot = page.locator(".fight-slot", has_text="Bandido 1")
-    expect(slot).to_have_text("Bandido 1, Bandido 2, Bandido 3 9")
+    expect(slot).to_have_text("Bandido 1–3 9")
     group = selectors.fight_now(campaign=table["campaign"]).order
     assert [len(s.members) for s in group] == [3, 1, 1]  # sorted: 9, then the blank ones
     assert assert_width(page, width)
@@ -245,7 +245,7 @@ def test_the_turn_bar_keeps_each_turns_tap_in_reach_at_a_phones_width(browser, a
         passing.click()
         expect(bar).to_contain_text(f"Turno de {name}")
     passing.click()
-    expect(bar).to_contain_text("Turno de Bandido 1, Bandido 2, Bandido 3")
+    expect(bar).to_contain_text("Turno de Bandido 1–6")
     expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Bandido 1")
     assert in_viewport(page, passing)
     # Its name leads to the card whose turn it is; that card keeps its own pass button.

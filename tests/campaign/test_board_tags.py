@@ -88,9 +88,12 @@ def test_a_rows_boxes_name_their_grade_and_open_the_chooser_they_need():
         f'aria-label="Afección &lt;&quot;x&quot;&gt; grave" title="Grave: {_("not marked")}">'
         "G</button>"
     )
+    # Its name whole, and cut to its first letters for a phone's narrow card (app.css).
     assert compact == (
         '<li class="condition is-active grade-leve"><span class="type">'
-        f'Afección &lt;&quot;x&quot;&gt;</span> <span class="boxes">{boxes}</span></li>'
+        '<span class="type-long">Afección &lt;&quot;x&quot;&gt;</span>'
+        '<span class="type-short" aria-hidden="true">Afe</span></span> '
+        f'<span class="boxes">{boxes}</span></li>'
     )
 
 
@@ -164,7 +167,7 @@ def test_the_modifiers_in_a_table_in_a_line_and_to_flee_or_fight(db):
     ).render
     table, line, _intents = render(Context({"card": calm})).split("|")
     assert table == '<p class="mods-none">Sin modificadores a las acciones.</p>'
-    assert line == "Sin modificadores a las acciones."
+    assert line == "Sin modificadores."
     table, line, intents = render(Context({"card": angry})).split("|")
     assert '<th scope="col">otro</th>' in table and '<td class="mod mod-neg">−' in table
     assert f'<p class="mods-intent">{intents}</p>' in table and "Para huir:" in intents

@@ -232,16 +232,45 @@ def test_the_djs_party_time_reads_everyone_with_enemies_in_play(client, campaign
     assert "<strong>Todos</strong>: +5 min" in html
 
 
-def test_the_open_sessions_sheets_are_the_partys(client, campaign, dj, ambush):
-    services.pnj_create(campaign=campaign, name="Yyoni", actor=dj)  # an enemy in play
+def sheet_names(client, session) -> list[tuple[str, str]]:
+    """The end-of-session sheets in their order: each one's name and what marks it."""
+    html = client.get(reverse("session_sheets", args=["kiso", session.number])).content.decode()
+    heading = r'<h2 id="carry-\d+">([^<]+?)(?: <span class="badge[^"]*">([^<]*)</span>)?</h2>'
+    return re.findall(heading, html)
+
+
+def test_the_sessions_sheets_are_the_partys_then_the_pnj_that_took_part(
+    client, campaign, dj, ambush
+):
+    services.pnj_create(campaign=campaign, name="Yyoni", actor=dj)  # made, then left alone
     client.force_login(dj)
+    # The PJ, then every PNJ an event of the session reached (the enemy archived at the
+    # fight's end too), each marked; not the Jefe nor the lurker, in the order but untouched.
+    expected = [
+        ("Aiko", ""),
+        ("Kenji", ""),
+        ("Bandido 1", "PNJ · enemigo"),
+        ("Bandido 2", "PNJ · enemigo"),
+        ("Bandido 3", "PNJ · enemigo"),
+        (ALLY, "PNJ · aliado"),
+        (SECRET, "PNJ · enemigo"),
+    ]
 
-    html = client.get(
-        reverse("session_sheets", args=["kiso", ambush["session"].number])
-    ).content.decode()
+    assert sheet_names(client, ambush["session"]) == expected  # open: as they are now
 
-    assert "Aiko" in html and ALLY in html
-    assert "Yyoni" not in html
+    def sheet(character) -> str:
+        url = reverse("session_sheets", args=["kiso", ambush["session"].number])
+        html = client.get(url).content.decode()
+        return html.split(f'id="carry-{character.pk}"')[1].split("</article>")[0]
+
+    assert sheet(ambush["bandidos"][0]).count("☒") == 1  # the area blow's Fatiga leve
+    services.session_end(session=ambush["session"])
+    ally = sheet(ambush["ally"])
+    suffer(ambush["ally"], "heridas", "grave", dj)  # after its end: not on its sheet
+    ambush["session"].refresh_from_db()
+    assert sheet_names(client, ambush["session"]) == expected  # ended: as they were then
+    assert sheet(ambush["ally"]) == ally
+    assert sheet(ambush["bandidos"][0]).count("☒") == 1
 
 
 def test_the_djs_picture_has_the_pj_lanes_first_then_the_pnj(client, dj, ambush):
