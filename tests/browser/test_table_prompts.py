@@ -260,6 +260,7 @@ def test_a_night_in_watches_by_turns_refused_then_recorded(browser, table, width
     three watches of two hours went unrecorded."""
     page = open_board(browser, table, width)
     page.locator("details.menu summary", has_text="Otro tiempo…").click()
+    page.locator("summary", has_text="Guardias por turnos…").click()
     watches = page.get_by_role("group", name="Guardias por turnos, en el Descanso del grupo (8 h)")
     for n, (name, start, end) in enumerate((("Aiko", "0", "2"), ("Kenji", "1", "4"))):
         watches.get_by_label(f"Guardia {n + 1}", exact=True).select_option(label=name)
