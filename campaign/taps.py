@@ -191,7 +191,10 @@ def roll_save(*, check: str, character: Character) -> Action:
     score = (character.attributes or {}).get(attribute)
     if not isinstance(score, int):
         raise ValidationError(
-            _("%(name)s has no %(attribute)s score: add it to the PJ, or mark success or failure.")
+            _(
+                "%(name)s has no %(attribute)s score: add it to their sheet (Edit), "
+                "or mark success or failure."
+            )
             % {"name": character.name, "attribute": score_label(attribute, get_language() or "es")}
         )
     die = secrets.randbelow(6) + 1

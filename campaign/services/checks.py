@@ -73,8 +73,8 @@ def checks_roll_all(
                 if not records:
                     raise ValidationError(
                         _(
-                            "%(name)s has no %(attribute)s score: add it to the PJ, or mark "
-                            "success or failure."
+                            "%(name)s has no %(attribute)s score: add it to their sheet (Edit), "
+                            "or mark success or failure."
                         )
                         % {
                             "name": character.name,

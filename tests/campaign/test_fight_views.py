@@ -742,3 +742,26 @@ def test_the_next_fights_page_keeps_the_last_ones_groups_without_those_it_took_o
     assert slots_of(html) == [f"pj:{aiko.pk}", f"pj:{kenji.pk}", pair]
     assert "Arquero (PNJ, fuera del último combate: inconsciente)" in html
     assert "Bandido 2 (PNJ, fuera del último combate: huye)" in html
+
+
+def test_a_player_who_cannot_act_reads_that_the_turn_coming_is_lost(
+    client, campaign, joined, player, kenji
+):
+    """Found playing: a Shock leve taken in Hana's own turn costs her next one, and her
+    phone said only "vas primero en la siguiente ronda", the very turn she loses."""
+    services.fight_start(campaign=campaign, order=[Slot(pj=joined.pk), Slot(pj=kenji.pk)])
+    services.event_record(
+        campaign=campaign,
+        character=joined,
+        event={"kind": "suffer", "type": "shock", "grade": "leve", "own_turn": True},
+    )
+    services.fight_pass(campaign=campaign)
+    client.force_login(player)
+
+    page = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+
+    line = re.search(r"<p class=\"sheet-turn[^\"]*\">(.*?)</p>", page, re.S).group(1)
+    assert "te toca a continuación</strong> · <strong>no puedes actuar: pierdes ese turno" in line
+    services.event_record(campaign=campaign, event={"kind": "time", "minutes": 10})
+    page = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+    assert "pierdes ese turno" not in page
