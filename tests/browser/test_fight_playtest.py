@@ -113,7 +113,7 @@ def test_players_read_no_hidden_state_and_count_the_enemies_standing(browser, am
     ryo.set_viewport_size(PHONE)
 
     # Hana, the Bandidos, Ryo: the hidden Lobo's turn, lost. Nobody's turn to the phone.
-    for now in ("Turno de Bandido 1, Bandido 2", "Turno de Ryo", "Lobo no puede actuar"):
+    for now in ("Turno de Bandido 1, 2", "Turno de Ryo", "Lobo no puede actuar"):
         pass_turn(board, now)
     heard(ryo, ambush["campaign"])
     expect(turn).not_to_contain_text("Turno de")
@@ -193,7 +193,7 @@ def test_a_stale_order_tab_follows_the_fight_and_its_save_changes_nothing(browse
     fight = selectors.fight_now(campaign=campaign)
     out = campaign.characters.get(name="Bandido 3").pk
     assert out not in fight.fighting and out in fight.out
-    expect(board.locator(".fight-slot")).to_have_text(["Hana 15", "Ryo", "Bandido 1, Bandido 2 10"])
+    expect(board.locator(".fight-slot")).to_have_text(["Hana 15", "Ryo", "Bandido 1, 2 10"])
 
 
 @pytest.mark.parametrize("width", [1280, 360])
@@ -231,7 +231,7 @@ def test_a_groups_turn_passes_with_one_button_not_one_a_card(browser, ambush):
     """The playtest: each of the three Bandidos' cards had its own "Fin de turno → Ryo"."""
     start(ambush)
     board = dj_page(browser, ambush)
-    pass_turn(board, "Turno de Bandido 1, Bandido 2, Bandido 3")
+    pass_turn(board, "Turno de Bandido 1–3")
 
     turn_cards = board.locator(".pnj-card.is-turn")
     expect(turn_cards).to_have_count(3)
