@@ -120,14 +120,14 @@ def test_other_time_closes_after_use_and_on_escape(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
 
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     expect(menu).to_have_attribute("open", "")
     menu.get_by_label("Cantidad").fill("15")
     menu.get_by_role("button", name="Dejar pasar el tiempo").click()
 
     expect(page.locator("#clock")).to_contain_text("00:15")
     expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     expect(page.locator("#clockbar details.menu")).to_have_attribute("open", "")
     page.keyboard.press("Escape")
     expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
@@ -135,7 +135,7 @@ def test_other_time_closes_after_use_and_on_escape(browser, app_url, table):
 
 def test_the_board_keeps_updating_while_other_time_is_open(browser, app_url, table):
     page = open_board(browser, app_url, table)
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     page.locator("#clockbar details.menu").get_by_label("Cantidad").fill("25")
 
     services.event_record(
@@ -295,7 +295,7 @@ def test_a_refused_void_says_why_beside_its_form_in_the_cards_words(browser, app
 def test_a_refused_other_time_says_why_inside_it(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     menu.get_by_label("Cantidad").fill("mucho")
     menu.get_by_role("button", name="Dejar pasar el tiempo").click()
 
@@ -400,14 +400,14 @@ def test_without_javascript_no_shortcuts_button_that_would_do_nothing(browser, a
 def test_the_menus_descanso_closes_it_and_keeps_each_watch_box_as_ticked(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     menu.get_by_label("Kenji").check()
 
     menu.get_by_role("button", name="Descanso del grupo (8 h)").click()
 
     expect(page.locator("#clock")).to_contain_text("08:00")
     expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     again = page.locator("#clockbar details.menu")
     expect(again.get_by_label("Kenji")).not_to_be_checked()  # a fresh bar: nothing kept
     expect(again.get_by_label("Aiko")).not_to_be_checked()
@@ -464,7 +464,7 @@ def test_refusals_and_undo_break_no_content_security_rule(browser, app_url, tabl
 
     aiko.get_by_role("button", name="Heridas leve").click()
     expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
-    page.locator("details.menu summary").click()
+    page.locator("details.menu > summary").click()
     page.locator("#other-time").get_by_label("Cantidad").fill("1e3")
     page.locator("#other-time").get_by_role("button", name="Dejar pasar el tiempo").click()
     expect(page.locator("#other-time-error")).to_contain_text("número")
