@@ -35,29 +35,26 @@ from ..requests import AuthedHttpRequest
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
 
 
-def _text_posted(request: AuthedHttpRequest, field: str) -> tuple[str, bool]:
+def _text_posted(request: AuthedHttpRequest, field: str, too_long: str) -> tuple[str, str]:
     """A session's long text as a form sent it, as the session keeps it (no NUL: PostgreSQL
-    refuses it in a text column; Unix line ends), and whether it is too long to keep."""
+    refuses it in a text column; Unix line ends), and why it cannot be kept ("" when it
+    can): `too_long`, with the most it may hold."""
     text = (request.POST.get(field) or "").replace("\r\n", "\n").replace("\x00", "").strip()
-    return text, len(text) > RECAP_MAX
+    if len(text) <= RECAP_MAX:
+        return text, ""
+    return text, too_long % {"max": number_format(RECAP_MAX, force_grouping=True)}
 
 
 def recap_posted(request: AuthedHttpRequest) -> tuple[str, str]:
     """The recap a form sent, and why it cannot be kept ("" when it can)."""
-    recap, too_long = _text_posted(request, "recap")
-    if not too_long:
-        return recap, ""
-    most = number_format(RECAP_MAX, force_grouping=True)
-    return recap, _("The recap is too long: %(max)s characters at most.") % {"max": most}
+    return _text_posted(request, "recap", _("The recap is too long: %(max)s characters at most."))
 
 
 def note_posted(request: AuthedHttpRequest) -> tuple[str, str]:
     """The DJ's note a form sent, and why it cannot be kept ("" when it can)."""
-    note, too_long = _text_posted(request, "dj_note")
-    if not too_long:
-        return note, ""
-    most = number_format(RECAP_MAX, force_grouping=True)
-    return note, _("The DJ's note is too long: %(max)s characters at most.") % {"max": most}
+    return _text_posted(
+        request, "dj_note", _("The DJ's note is too long: %(max)s characters at most.")
+    )
 
 
 def _viewer(request: AuthedHttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
