@@ -11,9 +11,8 @@ from campaign import services
 from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
 from tests.browser.test_accessibility import AXE_SCRIPT, describe
+from tests.browser.test_pnj_playtest import PARTY, ambush_fight
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
-
-PARTY = ("Aiko", "Kenji", "Ren", "Sora", "Mei", "Taro", "Yuki", "Hana")
 
 
 @pytest.fixture
@@ -30,25 +29,8 @@ def table(app_url):
 
 @pytest.fixture
 def ambush(table):
-    """The playtest's fight: 8 PJ and 12 PNJ (6 Bandidos sharing one turn, 3 Lobos grises,
-    the Jefe, the Bruja and an ally)."""
-    campaign = table["campaign"]
-    party = table["party"] + [
-        CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
-        for name in PARTY[2:]
-    ]
-    lobo = services.template_save(campaign=campaign, name="Lobo gris", attributes={"VOL": 1})
-    pnj = [
-        *services.pnj_create(campaign=campaign, template=table["bandido"], count=6),
-        *services.pnj_create(campaign=campaign, template=lobo, count=3),
-        *services.pnj_create(campaign=campaign, name="Jefe Ruiz", attributes={"VOL": 3}),
-        *services.pnj_create(campaign=campaign, name="Bruja del pantano"),
-        *services.pnj_create(campaign=campaign, name="Guía Tomé", side="aliado"),
-    ]
-    order = [Slot(pj=pj.pk, init=20 - n) for n, pj in enumerate(party)]
-    order.append(Slot(pj=pnj[0].pk, also=tuple(c.pk for c in pnj[1:6]), init=11))
-    order += [Slot(pj=c.pk, init=9 - n) for n, c in enumerate(pnj[6:])]
-    services.fight_start(campaign=campaign, order=order)
+    """The playtest's fight: 8 PJ and 12 PNJ (ambush_fight)."""
+    party, pnj = ambush_fight(table["campaign"], table["party"], table["bandido"])
     return {**table, "pnj": pnj, "all": party + pnj}
 
 

@@ -184,19 +184,17 @@ def test_the_calculators_list_follows_the_pnj_in_every_tab(browser, table):
     screenshot(other_tab, "calculator-follows-1280")
 
 
-@pytest.fixture
-def ambush(table):
-    """The playtest's ambush: 8 PJ, and 12 PNJ (6 Bandidos sharing one turn, 3 Lobos grises,
-    the Jefe, the Bruja and an ally), all in the fight; the Jefe has a note for his turn's end."""
-    campaign = table["campaign"]
-    party = [table["party"]["Aiko"], table["party"]["Kenji"]]
-    party += [
+def ambush_fight(campaign, party, bandido):
+    """The playtest's ambush on `campaign`: `party` (two PJ) joined by six more, and 12 PNJ
+    (6 of the Plantilla `bandido` sharing one turn, 3 Lobos grises, the Jefe, the Bruja and
+    an ally), all in a fight. The whole party, and the PNJ."""
+    party = party + [
         CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
         for name in PARTY[2:]
     ]
     lobo = services.template_save(campaign=campaign, name="Lobo gris", attributes={"VOL": 1})
     pnj = [
-        *services.pnj_create(campaign=campaign, template=table["bandido"], count=6),
+        *services.pnj_create(campaign=campaign, template=bandido, count=6),
         *services.pnj_create(campaign=campaign, template=lobo, count=3),
         *services.pnj_create(campaign=campaign, name="Jefe Ruiz", attributes={"VOL": 3}),
         *services.pnj_create(campaign=campaign, name="Bruja del pantano"),
@@ -206,6 +204,16 @@ def ambush(table):
     order.append(Slot(pj=pnj[0].pk, also=tuple(c.pk for c in pnj[1:6]), init=11))
     order += [Slot(pj=c.pk, init=9 - n) for n, c in enumerate(pnj[6:])]
     services.fight_start(campaign=campaign, order=order)
+    return party, pnj
+
+
+@pytest.fixture
+def ambush(table):
+    """The playtest's ambush (ambush_fight); the Jefe has a note for his turn's end."""
+    campaign = table["campaign"]
+    party, pnj = ambush_fight(
+        campaign, [table["party"]["Aiko"], table["party"]["Kenji"]], table["bandido"]
+    )
     services.reminder_add(campaign=campaign, text="huye", when="end", character=pnj[9])
     return {**table, "pnj": pnj, "all": party + pnj}
 
