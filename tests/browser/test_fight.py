@@ -114,8 +114,16 @@ def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
     turn = sheet.locator(".sheet-turn")
     expect(turn).to_contain_text("Turno de Kenji · te toca después de un enemigo")
 
+    # Shocked, she cannot act: her phone says the turn coming is the one she loses.
+    expect(turn).to_contain_text("no puedes actuar: pierdes ese turno")
     pass_turn(page, "Turno de Oni")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("te toca a continuación")
+    expect(sheet.locator(".sheet-turn")).to_contain_text(
+        "te toca a continuación · no puedes actuar: pierdes ese turno"
+    )
+    screenshot(sheet, "fight-sheet-turn-lost-360")
+    sheet.set_viewport_size({"width": 1280, "height": 900})
+    screenshot(sheet, "fight-sheet-turn-lost-1280")
+    sheet.set_viewport_size({"width": PHONE["width"], "height": PHONE["height"]})
     # Aiko's turn: the one her Shock leve takes; she loses it.
     pass_turn(page, "Aiko no puede actuar: pierde el turno")
     expect(sheet.locator(".sheet-turn")).to_contain_text("Tu turno: no puedes actuar")
