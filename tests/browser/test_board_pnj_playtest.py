@@ -9,9 +9,9 @@ from playwright.sync_api import expect
 
 from campaign import services
 from campaign.turn_order import Slot
-from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
+from tests.browser.conftest import log_in, screenshot
 from tests.browser.test_accessibility import AXE_SCRIPT, describe
-from tests.browser.test_pnj_playtest import PARTY, ambush_fight
+from tests.browser.test_pnj_playtest import PARTY, ambush_fight, in_viewport, view_shot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 
@@ -45,12 +45,6 @@ def board(browser, table, width=1280, height=900):
 
 def card(page, name):
     return page.get_by_role("article", name=name)
-
-
-def view_shot(page, name):
-    """What the screen shows (a full-page picture misplaces a sticky bar)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
 # -- 1. the add form: emptied after an add, kept after a refusal ------------------------------
@@ -166,18 +160,6 @@ def stuck_height(page):
     )
 
 
-def in_sight(page, locator):
-    box = locator.bounding_box()
-    size = page.viewport_size
-    return bool(
-        box
-        and box["x"] >= 0
-        and box["y"] >= 0
-        and box["x"] + box["width"] <= size["width"]
-        and box["y"] + box["height"] <= size["height"]
-    )
-
-
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (1024, 768), (800, 1000)])
 def test_in_a_fight_the_sticky_bar_keeps_to_a_short_strip(browser, ambush, width, height):
     page = board(browser, ambush, width=width, height=height)
@@ -209,7 +191,7 @@ def test_in_a_fight_the_sticky_bar_keeps_to_a_short_strip(browser, ambush, width
     assert page.evaluate("scrollY") > 400
     assert stuck_height(page) <= 120, stuck_height(page)
     for control in (passing, page.get_by_role("button", name="Deshacer"), page.locator("#toasts")):
-        assert in_sight(page, control)
+        assert in_viewport(page, control)
     bar = page.locator("#clockbar").bounding_box()
     box = bruja.get_by_role("button", name="Fatiga leve").bounding_box()
     assert bar and box and box["y"] >= bar["y"] + bar["height"]  # below it, never under it
@@ -289,9 +271,9 @@ def test_at_a_phones_width_a_taps_result_shows_by_its_card(browser, ambush):
     result = bruja.locator(".card-result")
     expect(result).to_contain_text("Bruja del pantano: Heridas Grave")
     expect(result).to_contain_text("Marca Heridas Grave")  # with its rule trail
-    assert in_sight(page, result)
+    assert in_viewport(page, result)
     assert abs(box.bounding_box()["y"] - before) < 1  # the box stays under the finger
-    assert not in_sight(page, page.locator("#toasts"))  # the clock bar's line is far above
+    assert not in_viewport(page, page.locator("#toasts"))  # the clock bar's line is far above
     view_shot(page, "pnj-tap-result-360")
     # One result on the board, the last tap's; its × puts it away.
     jefe = card(page, "Jefe Ruiz")
@@ -311,7 +293,7 @@ def test_at_a_phones_width_a_taps_result_shows_by_its_card(browser, ambush):
     box.click()
     expect(lobo.locator(".card-result")).to_contain_text("Lobo gris 1: Fatiga Leve")
     assert abs(box.bounding_box()["y"] - before) < 1
-    assert in_sight(page, lobo.locator(".card-result"))
+    assert in_viewport(page, lobo.locator(".card-result"))
     turnbar = page.locator("#turnbar").bounding_box()
     shown = lobo.locator(".card-result").bounding_box()
     assert shown["y"] + shown["height"] <= turnbar["y"]  # not under the turn's bar
