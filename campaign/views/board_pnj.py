@@ -31,9 +31,15 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     on when the form came from a board in one (its initiative, one turn for all or not)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     name = " ".join((request.POST.get("name") or "").replace("\x00", "").split())[:200]
-    count = whole(request.POST.get("count") or "1", digits=3)
+    typed = (request.POST.get("count") or "1").strip()
+    count = whole(typed, digits=3)
     if count is None:
-        message = _("How many: a whole number.")
+        # A whole number too long to read ("999999999999") is one: say the range it misses.
+        message = (
+            _("From 1 to %(n)s at once.") % {"n": services.COPIES_MAX}
+            if typed.isascii() and typed.isdigit()
+            else _("How many: a whole number.")
+        )
         return party_refuse(request, campaign, message, 422, slot="pnj-error")
     template = next(
         (t for t in campaign.templates.all() if t.name.casefold() == name.casefold()), None
