@@ -1,0 +1,80 @@
+"""PNJ in play sharing one turn (a second playtest of PNJ): copies put in one turn on the
+order page, starting a fight or during one; "one turn for all" on the board's add form
+before a fight, which the next fight's order page starts with; and two refusals said where
+they belong (a count too large, an E.Esp with no name)."""
+
+import pytest
+from playwright.sync_api import expect
+
+from campaign import selectors, services
+from campaign.models import StateEvent
+from campaign.turn_order import Slot
+from tests.browser.conftest import log_in, screenshot
+from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+
+
+@pytest.fixture
+def table(app_url):
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    party = {
+        name: CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
+        for name in ("Aiko", "Kenji")
+    }
+    template = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+    return {"dj": dj, "campaign": campaign, "party": party, "bandido": template, "base": app_url}
+
+
+def open_page(browser, table, path="/c/kiso/", width=1280, height=900):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="es-ES")
+    log_in(context, table["base"], table["dj"])
+    page = context.new_page()
+    page.goto(table["base"] + path)
+    if path == "/c/kiso/":
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    return page
+
+
+def card(page, name):
+    return page.get_by_role("article", name=name)
+
+
+def below(error, field, room=60):
+    """Whether `error` sits right by `field` (under it, or beside it)."""
+    box, near = error.bounding_box(), field.bounding_box()
+    return bool(box and near) and -near["height"] <= box["y"] - near["y"] < near["height"] + room
+
+
+# -- B. a count far too large says the range --------------------------------------------------
+
+
+def test_a_huge_count_on_the_board_says_the_range(browser, table):
+    page = open_page(browser, table)
+    form = page.locator(".pnj-add")
+    form.get_by_label("Nombre o plantilla").fill("Bandido")
+    form.locator('input[name="count"]').evaluate("(el) => { el.value = '999999999999'; }")
+    form.locator('input[name="count"]').evaluate("(el) => { el.form.noValidate = true; }")
+    form.get_by_role("button", name="Añadir", exact=True).click()
+    expect(page.locator("#pnj-error")).to_have_text("De 1 a 20 de una vez.")
+    assert not table["campaign"].characters.filter(kind="pnj").exists()
+
+
+# -- C. an E.Esp with no name is refused next to its field ------------------------------------
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_an_eesp_with_no_name_is_refused_next_to_its_field(browser, table, width):
+    page = open_page(browser, table, width=width, height=800)
+    aiko = card(page, "Aiko")
+    aiko.get_by_text("Más acciones").click()
+    name = aiko.get_by_label("Dar un E.Esp")
+    name.fill("   ")
+    before = StateEvent.objects.count()
+    aiko.get_by_role("button", name="Dar", exact=True).click()
+    error = aiko.locator(".special-error")
+    expect(error).to_have_text("Escribe el nombre del E.Esp.")
+    expect(aiko.locator(".card-error")).to_have_count(0)
+    assert below(error, name)
+    expect(name).to_have_attribute("aria-describedby", error.get_attribute("id") or "-")
+    screenshot(page, f"eesp-no-name-{width}")
+    assert StateEvent.objects.count() == before
