@@ -8,7 +8,6 @@ from playwright.sync_api import expect
 
 from campaign import selectors, services
 from campaign.models import StateEvent
-from campaign.turn_order import Slot
 from tests.browser.conftest import log_in, screenshot
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -78,3 +77,60 @@ def test_an_eesp_with_no_name_is_refused_next_to_its_field(browser, table, width
     expect(name).to_have_attribute("aria-describedby", error.get_attribute("id") or "-")
     screenshot(page, f"eesp-no-name-{width}")
     assert StateEvent.objects.count() == before
+
+
+# -- A. PNJ already in play put in one turn on the order page ---------------------------------
+
+
+def slots(campaign):
+    """The fight's order as names, a group's joined by "+"."""
+    names = selectors.character_names(campaign=campaign)
+    fight = selectors.fight_now(campaign=campaign)
+    return ["+".join(names[pk] for pk in s.members) for s in fight.order] if fight else None
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_bandidos_added_before_the_fight_share_one_turn_from_the_order_page(browser, table, width):
+    campaign = table["campaign"]
+    services.pnj_create(campaign=campaign, template=table["bandido"], count=3)
+    page = open_page(browser, table, "/c/kiso/combate/", width=width)
+    rows = page.locator(".fight-row")
+    expect(rows).to_have_count(5)  # Aiko, Kenji, Bandido 1–3: a turn each
+    # Only a PNJ under a PNJ is offered the turn of the line above (not Bandido 1 under a PJ).
+    expect(page.get_by_role("button", name="Línea 3: un turno con la línea 2")).to_have_count(0)
+    page.get_by_role("button", name="Línea 4: un turno con la línea 3").click()
+    expect(rows).to_have_count(4)
+    expect(rows.nth(2)).to_contain_text("Bandido 1, Bandido 2")
+    page.get_by_role("button", name="Línea 4: un turno con la línea 3").click()
+    expect(rows).to_have_count(3)
+    expect(rows.nth(2)).to_contain_text("Bandido 1, Bandido 2, Bandido 3")
+    expect(rows.nth(2)).to_contain_text("grupo")
+    rows.nth(2).get_by_label("Iniciativa").fill("12")
+    screenshot(page, f"fight-order-group-{width}")
+    page.get_by_role("button", name="Empezar el combate").click()
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    assert slots(campaign) == ["Aiko", "Kenji", "Bandido 1+Bandido 2+Bandido 3"]
+
+    # During the fight: the group split again, a turn each, and one put back with another.
+    page.goto(table["base"] + "/c/kiso/combate/")
+    expect(rows).to_have_count(3)
+    page.get_by_role("button", name="Línea 3: un turno cada uno").click()
+    expect(rows).to_have_count(5)
+    expect(rows.nth(4).get_by_label("Iniciativa")).to_have_value("12")
+    page.get_by_role("button", name="Línea 5: un turno con la línea 4").click()
+    expect(rows).to_have_count(4)
+    screenshot(page, f"fight-order-regroup-{width}")
+    page.get_by_role("button", name="Guardar el orden").click()
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    assert slots(campaign) == ["Aiko", "Kenji", "Bandido 1", "Bandido 2+Bandido 3"]
+
+
+def test_a_pj_never_shares_a_turn_through_a_forged_join(browser, table):
+    services.pnj_create(campaign=table["campaign"], template=table["bandido"], count=1)
+    page = open_page(browser, table, "/c/kiso/combate/")
+    page.locator(".fight-rows button[value='up:2']").evaluate("(b) => { b.value = 'join:1'; }")
+    page.locator(".fight-rows button[value='join:1']").click()
+    expect(page.locator("#fight-setup-error")).to_have_text(
+        "Solo los PNJ en juego comparten un turno, con la línea justo encima."
+    )
+    expect(page.locator(".fight-row")).to_have_count(3)
