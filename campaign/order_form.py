@@ -115,7 +115,8 @@ def rows_of(
 ) -> list[Row]:
     """The lines of the fight going on; with none, everyone in play (`characters`) for the
     next one, grouped as in the `last` fight that ended (PNJ sharing a turn share it
-    again) and without the PNJ it took out (the DJ may add them back under "Who")."""
+    again; PNJ added with "one turn for all" since share one) and without the PNJ it took
+    out (the DJ may add them back under "Who")."""
     if now is None:
         return _fresh(characters, last)
     return [
@@ -130,13 +131,24 @@ def rows_of(
 
 
 def _fresh(characters, last: turn_order.Fight | None) -> list[Row]:
-    """rows_of with no fight on: one line each, a group of the last fight as one line."""
+    """rows_of with no fight on: one line each, a group of the last fight as one line, and
+    so PNJ added together since, sharing a turn (Character.turn_with)."""
     out = set(last.out) if last is not None else set()
     kept = [c for c in characters if not (c.is_pnj and c.pk in out)]
     ids = {c.pk for c in kept}
     group: dict[int, list[int]] = {}  # each member of a group still in play: its members
     for slot in last.order if last is not None else []:
         members = [pk for pk in slot.members if pk in ids]
+        if len(members) > 1:
+            group.update(dict.fromkeys(members, members))
+    # PNJ added with "one turn for all" since (in no fight yet): their turn_with's group.
+    fought = last.fighting | set(last.out) if last is not None else set()
+    added: dict[int, list[int]] = {}
+    for c in kept:
+        lead = c.turn_with_id
+        if lead is not None and c.pk not in group and c.pk not in fought:
+            added.setdefault(lead, []).append(c.pk)
+    for members in added.values():
         if len(members) > 1:
             group.update(dict.fromkeys(members, members))
     rows, done = [], set()

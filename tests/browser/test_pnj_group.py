@@ -134,3 +134,27 @@ def test_a_pj_never_shares_a_turn_through_a_forged_join(browser, table):
         "Solo los PNJ en juego comparten un turno, con la línea justo encima."
     )
     expect(page.locator(".fight-row")).to_have_count(3)
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_one_turn_for_all_on_the_board_before_a_fight_starts_the_next_one_grouped(
+    browser, table, width
+):
+    page = open_page(browser, table, width=width)
+    form = page.locator(".pnj-add")
+    form.get_by_label("Nombre o plantilla").fill("Bandido")
+    form.locator('input[name="count"]').fill("3")
+    form.get_by_label("un turno para todos").check()
+    form.get_by_role("button", name="Añadir", exact=True).click()
+    expect(card(page, "Bandido 3")).to_be_visible()
+    expect(form.get_by_label("un turno para todos")).not_to_be_checked()
+    screenshot(page, f"pnj-add-together-no-fight-{width}")
+
+    page.goto(table["base"] + "/c/kiso/combate/")
+    rows = page.locator(".fight-row")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(2)).to_contain_text("Bandido 1, Bandido 2, Bandido 3")
+    screenshot(page, f"fight-order-remembered-group-{width}")
+    page.get_by_role("button", name="Empezar el combate").click()
+    expect(page.locator("#live")).to_have_attribute("data-state", "open")
+    assert slots(table["campaign"]) == ["Aiko", "Kenji", "Bandido 1+Bandido 2+Bandido 3"]
