@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxLengthValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -43,6 +43,13 @@ class WholeNumberField(forms.IntegerField):
         if text in self.empty_values:
             return None
         number = whole(text, digits=9)
+        if number is None and text.isascii() and text.isdigit() and self.max_value is not None:
+            # A whole number, only too long to read ("999999999999"): say the range it misses.
+            raise ValidationError(
+                self.error_messages.get("max_value", MaxValueValidator.message),
+                code="max_value",
+                params={"limit_value": self.max_value},
+            )
         if number is None:
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         return number

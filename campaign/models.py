@@ -142,6 +142,12 @@ class Character(models.Model):
     # `lurking`, not even that it is there until its first turn in a fight.
     revealed = models.BooleanField(_("revealed"), default=False)
     lurking = models.BooleanField(_("hidden until its first turn"), default=False)
+    # Copies added with "one turn for all" outside a fight: the first of them, whose turn
+    # they share when the next fight's order page starts (order_form; a fight's own groups
+    # are in its log).
+    turn_with = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", editable=False
+    )
     shows = models.CharField(
         _("players see"), max_length=8, choices=Shows.choices, default=Shows.PALABRAS
     )

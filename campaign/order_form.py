@@ -1,6 +1,7 @@
 """The fight's order page's form: its lines (a PJ or PNJ, a group sharing one turn, PNJ to
 make when the order is saved), read from a request or from the fight, and each move of the
-page (up, down, out, sort, add) applied to them, writing nothing (views.fight saves them).
+page (up, down, out, sort, add, join a line to the one above in one turn, split a group)
+applied to them, writing nothing (views.fight saves them).
 """
 
 from collections.abc import Mapping
@@ -53,6 +54,8 @@ class Row:
         self.calm = calm
         self.error = ""
         self.label = name
+        # Whether the page offers to put it in the turn of the line above (`label` says).
+        self.joins = False
 
     @property
     def members(self) -> list[int]:
@@ -112,7 +115,8 @@ def rows_of(
 ) -> list[Row]:
     """The lines of the fight going on; with none, everyone in play (`characters`) for the
     next one, grouped as in the `last` fight that ended (PNJ sharing a turn share it
-    again) and without the PNJ it took out (the DJ may add them back under "Who")."""
+    again; PNJ added with "one turn for all" since share one) and without the PNJ it took
+    out (the DJ may add them back under "Who")."""
     if now is None:
         return _fresh(characters, last)
     return [
@@ -127,13 +131,24 @@ def rows_of(
 
 
 def _fresh(characters, last: turn_order.Fight | None) -> list[Row]:
-    """rows_of with no fight on: one line each, a group of the last fight as one line."""
+    """rows_of with no fight on: one line each, a group of the last fight as one line, and
+    so PNJ added together since, sharing a turn (Character.turn_with)."""
     out = set(last.out) if last is not None else set()
     kept = [c for c in characters if not (c.is_pnj and c.pk in out)]
     ids = {c.pk for c in kept}
     group: dict[int, list[int]] = {}  # each member of a group still in play: its members
     for slot in last.order if last is not None else []:
         members = [pk for pk in slot.members if pk in ids]
+        if len(members) > 1:
+            group.update(dict.fromkeys(members, members))
+    # PNJ added with "one turn for all" since (in no fight yet): their turn_with's group.
+    fought = last.fighting | set(last.out) if last is not None else set()
+    added: dict[int, list[int]] = {}
+    for c in kept:
+        lead = c.turn_with_id
+        if lead is not None and c.pk not in group and c.pk not in fought:
+            added.setdefault(lead, []).append(c.pk)
+    for members in added.values():
         if len(members) > 1:
             group.update(dict.fromkeys(members, members))
     rows, done = [], set()
@@ -179,12 +194,12 @@ class Adding:
 def move(rows: list[Row], step: str, adding: Adding, in_play: dict, campaign: Campaign) -> str:
     """Apply one move of the form to `rows` (in place); an error to show, or ""."""
     doing, _sep, where = step.partition(":")
-    if doing not in ("up", "down", "drop", "sort", "add"):
+    if doing not in ("up", "down", "drop", "sort", "add", "join", "split"):
         return _("Unknown action.")  # no button of the page sends it
     line = whole(where)
-    if doing in ("up", "down", "drop") and (line is None or line >= len(rows)):
+    if doing in ("up", "down", "drop", "join", "split") and (line is None or line >= len(rows)):
         return _("That line is no longer in the order.")
-    i = line or 0  # for up, down and drop: the line, checked just above
+    i = line or 0  # for up, down, drop, join and split: the line, checked just above
     if doing == "up" and i > 0:
         rows[i - 1], rows[i] = rows[i], rows[i - 1]
     elif doing == "down" and i < len(rows) - 1:
@@ -204,7 +219,24 @@ def move(rows: list[Row], step: str, adding: Adding, in_play: dict, campaign: Ca
         rows[:] = [row for row, _value in keyed]
     elif doing == "add":
         return _add(rows, adding, in_play, campaign)
+    elif doing == "join":
+        if i == 0 or not (joinable(rows[i - 1], in_play) and joinable(rows[i], in_play)):
+            return _("Only PNJ in play share a turn, with the line just above.")
+        above, row = rows[i - 1], rows[i]
+        members = [*above.members, *row.members][: turn_order.SLOTS_MAX]
+        rows[i - 1 : i + 1] = [
+            Row("pj:" + "+".join(map(str, members)), "", above.init or row.init, above.calm)
+        ]
+    elif doing == "split" and len(rows[i].members) > 1:
+        row = rows[i]
+        rows[i : i + 1] = [Row(f"pj:{pk}", "", row.init, row.calm) for pk in row.members]
     return ""
+
+
+def joinable(row: Row, in_play: dict) -> bool:
+    """Whether a line may share its turn with another: PNJ in play, alone or a group."""
+    members = row.members
+    return bool(members) and all(pk in in_play and in_play[pk].is_pnj for pk in members)
 
 
 def _add(rows: list[Row], adding: Adding, in_play: dict, campaign: Campaign) -> str:
@@ -360,7 +392,8 @@ def label(
         if campaign is not None and campaign.esfuerzo_prolongado
         else None
     )
-    for row in rows:
+    for i, row in enumerate(rows):
+        row.joins = i > 0 and joinable(row, in_play) and joinable(rows[i - 1], in_play)
         row.label = (
             ", ".join(names.get(pk, "?") for pk in row.members)
             if row.members

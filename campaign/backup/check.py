@@ -288,6 +288,14 @@ def _characters(items: list, templates: set[int]) -> list[_Character]:
                 pnj=pnj,
             )
         )
+    # A PNJ added with its group shares the turn of one of them: a PNJ of the file.
+    pnj_refs = {c.ref for c in characters if c.kind == Character.Kind.PNJ}
+    for i, c in enumerate(characters):
+        if (lead := c.pnj.get("turn_with")) is not None and lead not in pnj_refs:
+            raise BackupError(
+                _("%(place)s: no PNJ of the file has the ref %(ref)s.")
+                % {"place": f"characters[{i}].turn_with", "ref": lead}
+            )
     return characters
 
 

@@ -42,7 +42,7 @@ from .answers import (
     summaries,
     with_cursor,
 )
-from .party import watches_kept
+from .party import party_refuse, watches_kept
 
 # The second taps: the choices each asks for (templates/campaign/board/ask/), "More
 # actions" and a PNJ's "Whole card", the parts of a card asked for when they open.
@@ -203,6 +203,9 @@ def act(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     except UnknownAction:
         return _refuse(request, campaign, character, _("Unknown action."), status=400)
     except ValidationError as err:
+        if request.POST.get("action") == "special":  # said by the E.Esp's name field
+            slot = f"pj-{character.pk}-special-error"
+            return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
         return _refuse(request, campaign, character, err.message(lang()), status=422)

@@ -1283,6 +1283,32 @@ def test_the_file_names_pnj_and_templates_by_their_refs(pnj_campaign):
     assert spent["character"] == refs["Sato"] and spent["when"] == "end"
 
 
+def test_a_group_sharing_a_turn_before_its_fight_round_trips(db):
+    """PNJ added as a group with "un turno para todos" before any fight share the turn of
+    the first of them (turn_with): the file says it by ref, the copy keeps it by name."""
+    dj = UserFactory(username="group-dj")
+    campaign = services.campaign_create(name="Antes del puente", dj=dj)
+    services.pnj_create(campaign=campaign, name="Ronin", count=3, together=True, actor=dj)
+    services.pnj_create(campaign=campaign, name="Jefe", actor=dj)
+
+    text = export_text(campaign)
+    document = json.loads(text)
+    copy = campaign_import(text, dj=dj).campaign
+
+    refs = {c["name"]: c["ref"] for c in document["characters"]}
+    shared = {c["name"]: c["turn_with"] for c in document["characters"]}
+    assert shared == {"Ronin 1": refs["Ronin 1"], "Ronin 2": refs["Ronin 1"],
+                      "Ronin 3": refs["Ronin 1"], "Jefe": None}  # fmt: skip
+    kept = {
+        c.name: c.turn_with.name if c.turn_with else None
+        for c in copy.characters.select_related("turn_with")
+    }
+    assert kept == {"Ronin 1": "Ronin 1", "Ronin 2": "Ronin 1", "Ronin 3": "Ronin 1",
+                    "Jefe": None}  # fmt: skip
+    theirs = set(campaign.characters.values_list("pk", flat=True))
+    assert not set(copy.characters.values_list("turn_with", flat=True)) & theirs
+
+
 def test_an_old_file_without_pnj_keys_imports_as_pj_only(small):
     """Version 1: no kind, no templates, no reminders."""
     document, dj = small
@@ -1352,6 +1378,14 @@ def pnj_file(pnj_campaign):
         (
             lambda d: a_pnj(d, "Bandido 1").update(template=9),
             "characters[1].template: no template of the file has the ref 9.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(turn_with=99),
+            "characters[5].turn_with: no PNJ of the file has the ref 99.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(turn_with=a_pnj(d, "Aiko")["ref"]),
+            "characters[5].turn_with: no PNJ of the file has the ref 1.",
         ),
         (
             lambda d: a_pnj(d, "Jefe").update(player="mei-p"),

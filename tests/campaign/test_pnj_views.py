@@ -506,3 +506,62 @@ def test_nobody_but_the_dj_reaches_the_page(client, campaign, bandido, oni, who)
             assert response.status_code == 404, path
     assert Template.objects.filter(pk=bandido.pk).exists()
     assert campaign.characters.filter(kind="pnj").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("count", "message"),
+    [
+        ("999999999999", "De 1 a 20 de una vez."),
+        ("25", "De 1 a 20 de una vez."),
+        ("tres", "Cuántos: un número entero."),
+    ],
+)
+def test_the_boards_add_says_the_range_of_a_count_too_large(dj_client, campaign, count, message):
+    response = dj_client.post(
+        url("pnj_add"), {"name": "Bandido", "count": count}, HTTP_HX_REQUEST="true"
+    )
+
+    assert response.status_code == 422
+    assert html(response) == message
+    assert not campaign.characters.filter(kind=Character.Kind.PNJ).exists()
+
+
+def test_a_whole_number_field_says_its_range_of_a_number_too_long():
+    from campaign.forms import WholeNumberField
+
+    field = WholeNumberField(min_value=1, max_value=20)
+    with pytest.raises(ValidationError) as too_long:
+        field.clean("999999999999")
+    assert too_long.value.code == "max_value"
+    with pytest.raises(ValidationError) as words:
+        field.clean("veinte")
+    assert words.value.code == "invalid"
+
+
+def test_one_turn_for_all_before_a_fight_groups_them_until_a_fight_splits_them(
+    dj_client, campaign, dj
+):
+    from campaign import selectors
+    from campaign.order_form import rows_of
+    from campaign.turn_order import Slot
+
+    response = dj_client.post(
+        url("pnj_add"), {"name": "Bandido", "count": "3", "together": "1"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    bandidos = list(campaign.characters.filter(kind=Character.Kind.PNJ).order_by("pk"))
+    assert {b.turn_with_id for b in bandidos} == {bandidos[0].pk}
+
+    def lines():
+        in_play = selectors.board_characters(campaign=campaign) + selectors.board_pnj(
+            campaign=campaign
+        )
+        last = selectors.fight_last(campaign=campaign)
+        return [row.slot for row in rows_of(None, in_play, last)]
+
+    pks = [b.pk for b in bandidos]
+    assert lines() == ["pj:" + "+".join(map(str, pks))]
+    # A fight that gave them a turn each: the next starts as that one ended, a turn each.
+    services.fight_start(campaign=campaign, order=[Slot(pj=pk) for pk in pks])
+    services.fight_end(campaign=campaign)
+    assert lines() == [f"pj:{pk}" for pk in pks]
