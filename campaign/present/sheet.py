@@ -92,6 +92,7 @@ def page(view: SheetView) -> dict:
         "party": [party_card(c, view.catalogue) for c in view.party],
         "clock": clock_parts(view.now.clock),
         "round": view.now.round,
+        "in_fight": view.now.fight is not None,
         "turn": turn_for(view.character.pk, view.now),
         "foes": foes(view.now, view.catalogue),
     }

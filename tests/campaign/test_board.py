@@ -9,6 +9,7 @@ from campaign import services
 from campaign.live import hub
 from campaign.models import Campaign, CampaignChange, StateEvent
 from campaign.selectors import character_state
+from campaign.turn_order import Slot
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 HX = {"HX-Request": "true"}
@@ -45,7 +46,20 @@ def test_the_board_shows_one_card_per_pj_named_after_it(dj_client, campaign, aik
     assert "Kenji" not in html.split('id="cards"')[1].split("</section>")[0]
     assert 'aria-label="Heridas leve"' in html
     assert 'aria-label="Fatiga grave"' in html
-    assert "Día 1" in html and "Ronda 1" in html
+    assert "Día 1" in html
+    assert "Ronda" not in html.split('id="clock"')[1].split("</p>")[0]  # said in a fight only
+
+
+def test_the_clock_says_the_round_only_in_a_fight(dj_client, campaign, aiko):
+    def clock() -> str:
+        html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+        return re.sub(r"\s+", " ", html.split('id="clock"')[1].split("</p>")[0])
+
+    assert "Ronda" not in clock()
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+    assert "Ronda 1" in clock()
+    services.fight_end(campaign=campaign)
+    assert "Ronda" not in clock()
 
 
 def test_a_pj_that_cannot_act_says_so_and_its_active_state_links_its_rules(
