@@ -117,6 +117,13 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         if now is None and last is not None
         else "",
         "templates": campaign.templates.order_by("name"),
+        # Starting a fight with no session open: the page says so, and offers to open one.
+        "no_session": now is None and selectors.open_session(campaign=campaign) is None,
+        "next_session": (
+            campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0
+        )
+        + 1,
+        "open_session": request.method == "GET" or bool(request.POST.get("open_session")),
         "fight": now,
         "fight_current": turn_order.slot_name(now.current_slot, names)
         if now and now.current_slot
@@ -227,6 +234,10 @@ def _record_order(
 ) -> None:
     names = selectors.character_names(campaign=campaign)
     if now is None:
+        # Started with no session open, the fight may open the next one (the page's box).
+        opened = None
+        if request.POST.get("open_session") and selectors.open_session(campaign=campaign) is None:
+            opened = services.session_start(campaign=campaign)
         services.fight_start(
             campaign=campaign,
             order=slots,
@@ -235,6 +246,12 @@ def _record_order(
         )
         first = turn_order.slot_name(slots[0], names)
         messages.success(request, _("The fight starts: %(name)s's turn.") % {"name": first})
+        if opened is not None:
+            messages.success(
+                request,
+                _("Session %(number)s is open: the fight belongs to it.")
+                % {"number": opened.number},
+            )
     else:
         services.fight_order(
             campaign=campaign,

@@ -121,6 +121,32 @@ def test_starting_the_fight_puts_its_bar_on_the_board(dj_client, campaign, aiko,
     assert "Fin de turno → Oni" in html
 
 
+def test_a_fight_started_with_no_session_open_may_open_the_next(dj_client, campaign, aiko):
+    services.session_end(session=services.session_start(campaign=campaign))
+
+    page = dj_client.get(setup_url()).content.decode()
+
+    assert "No hay ninguna sesión abierta" in page
+    assert re.search(r'name="open_session" value="1" checked> Empezar también la sesión 2', page)
+    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "start", "open_session": "1"}
+    response = dj_client.post(setup_url(), form, follow=True)
+    assert "La sesión 2 está abierta: el combate es parte de ella." in response.content.decode()
+    start = StateEvent.objects.get(event__kind="fight", event__do="start")
+    assert start.session.number == 2 and start.session.ended_at is None
+
+
+def test_a_fight_started_with_the_box_unticked_opens_no_session(dj_client, campaign, aiko):
+    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "start"}  # an unticked box posts nothing
+
+    dj_client.post(setup_url(), form)
+
+    assert StateEvent.objects.get(event__kind="fight", event__do="start").session is None
+    assert selectors.open_session(campaign=campaign) is None
+    services.session_start(campaign=campaign)
+    services.fight_end(campaign=campaign)
+    assert "No hay ninguna sesión abierta" not in dj_client.get(setup_url()).content.decode()
+
+
 def test_passing_the_turn_from_the_board_and_a_stale_tap(dj_client, campaign, aiko, kenji):
     services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(npc=1, name="Oni")])
     url = reverse("fight_pass", args=["kiso"])
