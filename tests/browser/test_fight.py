@@ -300,8 +300,8 @@ def test_an_untouched_start_page_becomes_the_order_of_the_fight_started_elsewher
 def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     first = board_page(browser, table)
     start_fight(first)
-    banner = first.locator(".messages .message-success")
-    expect(banner).to_contain_text("turno de Kenji")
+    banner = first.locator(".messages .message-success")  # the fight's, and its session's
+    expect(banner.first).to_contain_text("turno de Kenji")
     # The start reloaded the board: its stream must be open again to hear the step.
     expect(first.locator("#live")).to_have_attribute("data-state", "open")
 
@@ -314,7 +314,7 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     expect(banner).to_have_count(0)
     first.get_by_role("link", name="Cambiar orden").click()
     first.get_by_role("button", name="Guardar el orden").click()
-    expect(banner).to_contain_text("El orden de turnos ha cambiado")
+    expect(banner.first).to_contain_text("El orden de turnos ha cambiado")
     # A reload again: before its scripts run, a tap is a plain form post (whose answer is a
     # new page with its own banner), so the step waits for the page to be live.
     expect(first.locator("#live")).to_have_attribute("data-state", "open")
@@ -391,3 +391,21 @@ def test_the_order_page_marks_one_as_not_exerting_itself(browser, table, width):
     expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Aiko")
     order = selectors.fight_now(campaign=campaign).order
     assert [s.esfuerzo for s in order] == [True, False, True, True]
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_fight_started_with_no_session_open_says_so_and_opens_one(browser, table, width):
+    page = board_page(browser, table, width)
+    expect(page.locator(".session-bar")).to_contain_text("Sin sesión abierta")
+    page.get_by_role("link", name="Empezar combate").click()
+
+    box = page.get_by_role("checkbox", name="Empezar también la sesión 1")
+    expect(page.locator("#fight-no-session")).to_contain_text("No hay ninguna sesión abierta")
+    expect(box).to_be_checked()
+    box.scroll_into_view_if_needed()
+    screenshot(page, f"fight-no-session-{width}")
+    page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
+
+    expect(page.locator("#fight")).to_contain_text("Turno de")
+    expect(page.get_by_text("La sesión 1 está abierta: el combate es parte de ella.")).to_be_visible()
+    expect(page.locator(".session-bar")).to_contain_text("Sesión 1")

@@ -47,10 +47,10 @@ def test_the_board_shows_one_card_per_pj_named_after_it(dj_client, campaign, aik
     assert 'aria-label="Heridas leve"' in html
     assert 'aria-label="Fatiga grave"' in html
     assert "Día 1" in html
-    assert "Ronda" not in html.split('id="clock"')[1].split("</p>")[0]  # said in a fight only
+    assert "Ronda" not in html.split('id="clock"')[1].split("</p>")[0]  # no round counted
 
 
-def test_the_clock_says_the_round_only_in_a_fight(dj_client, campaign, aiko):
+def test_the_clock_says_the_round_in_a_fight_or_once_rounds_pass(dj_client, campaign, aiko):
     def clock() -> str:
         html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
         return re.sub(r"\s+", " ", html.split('id="clock"')[1].split("</p>")[0])
@@ -59,6 +59,10 @@ def test_the_clock_says_the_round_only_in_a_fight(dj_client, campaign, aiko):
     services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
     assert "Ronda 1" in clock()
     services.fight_end(campaign=campaign)
+    assert "Ronda" not in clock()
+    services.party_event(campaign=campaign, event={"kind": "time", "rounds": 1})
+    assert "Ronda 2" in clock()  # rounds counted outside a fight
+    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 10})
     assert "Ronda" not in clock()
 
 
@@ -441,7 +445,6 @@ def test_a_specific_e_esp_needs_the_campaign_option(dj_client, campaign, aiko):
         {"action": "time", "unit": "hours", "amount": "½"},
         {"action": "sleep", "hours": "1e1"},
         {"action": "sleep", "hours": "todo el día"},
-        {"action": "special", "name": ""},
         {"action": "suffer", "type": "afeccion", "grade": "leve", "new_source": "x" * 200},
         {"action": "roll", "check": "no_such_check"},
     ],
@@ -455,6 +458,17 @@ def test_malformed_input_is_a_422_with_a_message_and_writes_nothing(
 
     assert response.status_code == 422
     assert 'class="card-error" role="alert"' in response.content.decode()
+    assert StateEvent.objects.count() == before
+
+
+def test_an_e_esp_without_a_name_is_refused_by_its_name_field(dj_client, campaign, aiko):
+    before = StateEvent.objects.count()
+
+    response = act(dj_client, campaign, aiko, action="special", name="  ")
+
+    assert response.status_code == 422
+    assert response["HX-Retarget"] == f"#pj-{aiko.pk}-special-error"
+    assert response.content.decode() == "Escribe el nombre del E.Esp."
     assert StateEvent.objects.count() == before
 
 
