@@ -33,7 +33,7 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection
 from django.db.models import Q
 
-from ..models import CampaignChange
+from ..models import Campaign, CampaignChange
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +100,26 @@ def changes_between(
     return [Change(*row[:4], row[4] == "pnj") for row in rows]
 
 
+def moved(cursors: dict[int, int]) -> bool:
+    """Whether any of these campaigns' cursors moved past the one given, in one plain query.
+
+    A tick of the poller asks this first: the campaign's cursor moves in the transaction
+    that adds its changes, and most ticks find nothing, so the ORM's query (about ten
+    times the CPU) is built only when there is something to read.
+    """
+    table = connection.ops.quote_name(Campaign._meta.db_table)
+    pk = connection.ops.quote_name(Campaign._meta.pk.column)
+    column = connection.ops.quote_name(Campaign._meta.get_field("change_cursor").column)
+    marks = ", ".join(["%s"] * len(cursors))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {pk}, {column} FROM {table} WHERE {pk} IN ({marks})", list(cursors))
+        return any(now > cursors[pk] for pk, now in cursor.fetchall())
+
+
 def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int, list[Change]]:
     """Each campaign's changes after its cursor, in one query: {campaign id: [Change]}."""
+    if not cursors or not moved(cursors):
+        return {}
     where = Q()
     for campaign_id, cursor in cursors.items():
         where |= Q(campaign_id=campaign_id, cursor__gt=cursor)
