@@ -161,6 +161,42 @@ def test_offline_the_banner_shows_and_the_last_state_stays_readable(browser, tra
         stop_server(process)
 
 
+# The sheet's offline copy (the service worker's cache) holds this text.
+KEPT = """(text) => caches.open("zodiac-sheets-v1")
+  .then((cache) => cache.match(window.location.pathname))
+  .then((kept) => kept ? kept.text() : "")
+  .then((html) => html.includes(text))"""
+
+
+@pytest.mark.parametrize("away", ["after a quiet moment", "at once"])
+def test_offline_the_copy_holds_what_the_live_news_showed(browser, transactional_db, away):
+    """The copy read offline is the state the player last saw: the live news of a change
+    reaches it once the sheet is quiet, or the moment the network goes."""
+    process, base = start_server()
+    try:
+        table = make_table()
+        aiko = table["aiko"]
+        page = open_sheet(browser, base, table["mei"], aiko)
+        page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.ready")
+        page.reload()
+        page.wait_for_function("!!navigator.serviceWorker.controller")
+        page.wait_for_selector('#live[data-state="open"]', state="attached")
+
+        record(aiko, kind="suffer", type="fatiga", grade="leve")  # the DJ's tap
+        marked = page.get_by_role("img", name="Fatiga leve: marcada")
+        expect(marked).to_be_visible()
+        if away == "after a quiet moment":
+            page.wait_for_function(KEPT, arg="Fatiga leve: marcada")
+        process.kill()  # the network goes
+        expect(page.locator("#offline")).to_be_visible()
+        page.wait_for_function(KEPT, arg="Fatiga leve: marcada")
+        page.reload()  # served by the service worker from its copy
+        expect(marked).to_be_visible()
+        expect(page.locator("#offline")).to_be_visible()
+    finally:
+        stop_server(process)
+
+
 def test_an_invitation_link_leads_a_new_player_to_the_sheet(browser, app_url):
     dj = UserFactory(username="sensei")
     campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
