@@ -66,13 +66,17 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
     }).catch(() => { showBanner(); });
   }
 
+  // A part changed in place is handed to htmx only when the news holds htmx's attributes
+  // (a check's roll form): htmx's pass over a card that has none finds nothing to wire and
+  // costs more than the change itself.
   function show(html) {
+    const wired = window.htmx && html.indexOf("hx-") !== -1;
     parts(html).forEach((pair) => {
       const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       if (old.isEqualNode(part)) return;
       patch(old, part);
-      if (window.htmx) htmx.process(old);
+      if (wired) htmx.process(old);
     });
     keepSoon();
     showBanner();
@@ -96,10 +100,12 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
   function showBanner() {
     const down = isDown();
     if (banner) {
-      banner.textContent = down
+      // Written only when it changes: each live change passes here.
+      const text = down
         ? sheet.dataset.offline + " · " + sheet.dataset.updatedLabel + " " + updatedAt()
         : "";
-      banner.hidden = !down;
+      if (banner.textContent !== text) banner.textContent = text;
+      if (banner.hidden === down) banner.hidden = !down;
     }
     document.documentElement.classList.toggle("is-offline", down);
     if (down) keepPending(); // the page shows its last state: that is the copy to keep

@@ -96,6 +96,19 @@ def test_a_dj_change_shows_on_the_sheet_within_a_second_without_a_reload(browser
     assert sheet.evaluate("window.__noReload") is True
 
 
+def test_a_check_that_comes_live_is_rolled_in_place(browser, app_url, table):
+    """The roll form the live news brings is wired like the page's own: it answers in place."""
+    sheet = open_sheet(browser, app_url, table["mei"], table["aiko"])
+    record(table["aiko"], kind="suffer", type="shock", grade="grave")
+    record(table["aiko"], kind="turn_end")  # its TS is now pending
+
+    sheet.get_by_role("button", name=re.compile("^Tirar")).first.click()
+
+    expect(sheet.locator(".toast")).to_contain_text(re.compile(r"\d"))  # the die is shown
+    assert StateEvent.objects.filter(event__kind="save").count() == 1
+    assert sheet.evaluate("window.__noReload") is True  # answered in place, not a new page
+
+
 def test_the_player_rolls_a_check_and_the_dj_card_shows_the_result(browser, app_url, table):
     a_hard_fight(table["aiko"])
     sheet = open_sheet(browser, app_url, table["mei"], table["aiko"])
