@@ -231,7 +231,10 @@ class Feed:
             woken = set(self.wakes)
         else:
             woken = {None, *(change.player for change in new if change.player is not None)}
-        for audience in woken & set(self.wakes):
+        # Players' streams first, the DJ's last: each stream asks the hub's one thread for
+        # its kind's rendering in the order they wake, and the DJ who tapped already has
+        # the change in the tap's own answer.
+        for audience in sorted(woken & set(self.wakes), key=lambda audience: audience is None):
             # A fresh event per advance: every stream waiting on the old one wakes once.
             self.wakes.pop(audience).set()
         # The streams left asleep had handled everything, and hear none of this: they

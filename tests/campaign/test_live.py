@@ -630,6 +630,28 @@ def test_a_change_of_every_card_or_of_who_plays_what_wakes_everyone(change):
     assert feed_scenario(body) == [True, True, True]
 
 
+@pytest.mark.parametrize("change", [Change(11, None), Change(11, 7, player=1)])
+def test_the_players_streams_wake_before_the_djs(change):
+    """Each stream asks for its kind's rendering as it wakes: the players' pages go first
+    (the DJ who tapped has the change in the tap's own answer)."""
+
+    async def body(feed, streams):
+        order = []
+
+        async def stream(name, audience):
+            await feed.advanced(audience).wait()
+            order.append(name)
+
+        # The DJ's stream waits first, as the first stream a table opens.
+        waiting = [asyncio.ensure_future(stream(n, a)) for n, a in (("dj", None), ("aiko", 1))]
+        await asyncio.sleep(0)  # both wait now
+        feed.extend([change])
+        await asyncio.gather(*waiting)
+        return order
+
+    assert feed_scenario(body) == ["aiko", "dj"]
+
+
 def test_a_writer_waits_until_every_stream_has_handled_its_change():
     import threading
 
