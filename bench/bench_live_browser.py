@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import signal
 import statistics
 import subprocess
@@ -62,7 +63,13 @@ sys.path.insert(0, str(ROOT))
 _tmp = tempfile.TemporaryDirectory(prefix="zodiac-bench-live-browser-")
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{_tmp.name}/bench.sqlite3")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ["DEBUG"] = "true"
+# The server as `make run` serves a table: DEBUG off (no query log, no template debug), plain
+# HTTP, the static files collected; one key for this process's sessions and the server's.
+os.environ["DEBUG"] = os.environ.get("BENCH_DEBUG", "false")
+os.environ["HTTPS"] = "false"
+os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+os.environ["STATIC_ROOT"] = f"{_tmp.name}/static"
+os.environ.setdefault("LOG_LEVEL", "WARNING")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 
 import django  # noqa: E402
@@ -223,6 +230,8 @@ def setup(slug: str = "bench", *, fight: bool = False) -> dict:
     Jefe in a fight with them (the PJ first)."""
     if slug == "bench":
         call_command("migrate", verbosity=0)
+        if not settings.DEBUG:
+            call_command("collectstatic", interactive=False, verbosity=0)
     from django.contrib.auth import get_user_model
 
     from campaign.models import Character
