@@ -248,11 +248,20 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   document.body.addEventListener("htmx:afterSettle", holdPlace);
 
   // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
+  // Measured when the bar's size changes (a ResizeObserver reports after the page's layout,
+  // never forcing one) and on resize: the page's scroll padding and --bar (app.css:
+  // scroll-margin-top, so what is brought into sight lands below it).
   function keepClearOfBar() {
     const bar = document.getElementById("clockbar");
     const sticky = bar && getComputedStyle(bar).position === "sticky";
-    document.documentElement.style.scrollPaddingTop = sticky ? `${bar.offsetHeight + 8}px` : "";
+    const height = sticky ? bar.offsetHeight : 0;
+    const root = document.documentElement.style;
+    const padding = sticky ? `${height + 8}px` : "";
+    if (root.scrollPaddingTop !== padding) root.scrollPaddingTop = padding;
+    if (root.getPropertyValue("--bar") !== `${height}px`) root.setProperty("--bar", `${height}px`);
   }
+  window.addEventListener("resize", keepClearOfBar);
+  if (!window.ResizeObserver) document.body.addEventListener("htmx:afterSwap", keepClearOfBar);
   if (window.ResizeObserver) {
     const watch = new ResizeObserver(keepClearOfBar);
     const observe = () => { const bar = document.getElementById("clockbar"); if (bar) watch.observe(bar); };
@@ -389,9 +398,13 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   }
   fitToast();
   window.addEventListener("resize", fitToast);
+  // A new toast is measured once the answer is all in, before the next frame: measuring
+  // it in the middle of the answer's swaps made the page lay out once more.
+  let fitting = 0;
   document.body.addEventListener("htmx:oobAfterSwap", (event) => {
     const target = event.detail.target;
-    if (target && (target.id === "clockbar" || target.id === "toasts")) fitToast();
+    if (!target || (target.id !== "clockbar" && target.id !== "toasts") || fitting) return;
+    fitting = window.requestAnimationFrame(() => { fitting = 0; fitToast(); });
   });
 
   // -- the second-tap choosers: one open at a time on the board, in sight ----------------
@@ -423,13 +436,6 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const el = control(event);
     if (el) openers[target.id] = { el, desc: describe(el) };
   });
-  // On a wide screen the clock bar stays at the top of the window: what is brought into
-  // sight lands below it (app.css: scroll-margin-top from --bar).
-  function barHeight() {
-    const bar = document.getElementById("clockbar");
-    const sticky = bar && getComputedStyle(bar).position === "sticky";
-    document.documentElement.style.setProperty("--bar", (sticky ? bar.offsetHeight : 0) + "px");
-  }
   // Where the window's free room starts: below the clock bar while it stays at the top.
   function barBottom() {
     const bar = document.getElementById("clockbar");
@@ -444,10 +450,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const fits = rect.height <= bottom - top;
     window.scrollBy(0, fits && rect.top >= top ? rect.bottom - bottom : rect.top - top);
   }
-  barHeight();
-  window.addEventListener("resize", barHeight);
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    barHeight();
     const target = event.detail.target;
     if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
     reveal(target);
