@@ -9,12 +9,16 @@ written to <out.json> as {stage: ms}:
   counted apart: rendering the parts, reading the new changes), the threads of the sync
   views (the tap's own request: its write and its answer);
 - the part of the loop's time spent in the streams' compressor (campaign.middleware's
-  stream_compressor) and in encoding the messages (campaign.live.views._event).
+  stream_compressor) and in encoding the messages (campaign.live.views._event);
+
+and when each change committed and each change message left the server (epoch ms), which
+the bench sets against its clicks: how much of a click's latency is the server's.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import runpy
 import signal
 import sys
@@ -25,6 +29,9 @@ from pathlib import Path
 
 spent: dict[str, float] = defaultdict(float)  # stage -> CPU seconds, counted as it runs
 marks: dict[str, dict[str, float]] = {}
+# When each change committed and each change message left, as (epoch ms, what): "commit",
+# "sent dj", "sent player".
+moments: list[tuple[float, str]] = []
 
 
 def _thread_kind(thread: threading.Thread) -> str:
@@ -91,7 +98,21 @@ def _patch() -> None:
             spent[f"hub thread: {name}"] += time.thread_time() - start
 
     hub._in_hub_thread = in_hub_thread
-    views._event = _timed("event loop: encoding messages (json)", views._event)
+    encode = _timed("event loop: encoding messages (json)", views._event)
+
+    def event(name: str, data: dict, **kwargs) -> str:
+        if name == "change":
+            moments.append((time.time() * 1000, f"sent {data.get('view', '?')}"))
+        return encode(name, data, **kwargs)
+
+    views._event = event
+    told = hub.changed
+
+    def changed(*args, **kwargs) -> None:
+        moments.append((time.time() * 1000, "commit"))
+        told(*args, **kwargs)
+
+    hub.changed = changed
     compressor = middleware.stream_compressor
 
     class Timed:
@@ -106,8 +127,10 @@ def _patch() -> None:
 def _write(out: str) -> None:
     before, after = marks.get("before", {}), marks.get("after", {})
     delta = {stage: (after[stage] - before.get(stage, 0.0)) * 1000 for stage in after}
-    with open(out, "w") as f:
-        json.dump({k: v for k, v in delta.items() if v > 0}, f)
+    # Whole or not at all: the bench reads the file as soon as it exists.
+    with open(out + ".part", "w") as f:
+        json.dump({"cpu": {k: v for k, v in delta.items() if v > 0}, "moments": moments}, f)
+    os.replace(out + ".part", out)
 
 
 def main() -> None:
@@ -117,6 +140,7 @@ def main() -> None:
 
     def before(signum, frame) -> None:
         marks["before"] = _snapshot()
+        moments.clear()
 
     def after(signum, frame) -> None:
         marks["after"] = _snapshot()

@@ -331,9 +331,26 @@ def stop_looking(browser: Browser, observers: list[Page], server_pid: int) -> di
     deadline = time.monotonic() + 10
     while not Path(SERVER_CPU).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    stages = json.loads(Path(SERVER_CPU).read_text())
+    seen = json.loads(Path(SERVER_CPU).read_text())
     Path(SERVER_CPU).unlink()
-    return {stage: ms / CLICKS for stage, ms in stages.items()}
+    stages = {stage: ms / CLICKS for stage, ms in seen["cpu"].items()}
+    return {"stages": stages, "moments": seen["moments"]}
+
+
+def server_path(moments: list, clicks: list[float]) -> str:
+    """When, after each click, its change committed and its messages left the server
+    (medians over the clicks, ms)."""
+    after: dict[str, list[float]] = {}
+    for i, at in enumerate(clicks):
+        until = clicks[i + 1] if i + 1 < len(clicks) else math.inf
+        mine = [(t - at, what) for t, what in moments if at <= t < until]
+        for what in ("commit", "sent player", "sent dj"):
+            times = [t for t, w in mine if w == what]
+            if times:
+                after.setdefault(f"{what} (first)", []).append(min(times))
+                if what == "sent player":
+                    after.setdefault("sent player (last)", []).append(max(times))
+    return ", ".join(f"{what} {statistics.median(t):.0f}" for what, t in after.items())
 
 
 def run(base: str, server_pid: int, table: dict, shape: str, count: int) -> dict:
@@ -358,7 +375,7 @@ def run(base: str, server_pid: int, table: dict, shape: str, count: int) -> dict
             time.sleep(SETTLE_MS / 1000)  # nobody polls the pages while the change travels
         busy = machine_busy_ms() - busy_before
         cpu_after = cpu_by_process(server_pid, browser.process.pid)
-        stages = stop_looking(browser, observers, server_pid)
+        looked = stop_looking(browser, observers, server_pid)
         latencies, missing, of_pnj = [], 0, []
         for page in observers:
             seen = page.evaluate(READ)
@@ -379,9 +396,10 @@ def run(base: str, server_pid: int, table: dict, shape: str, count: int) -> dict
         for kind, ms in sorted(cpu.items(), key=lambda item: -item[1]):
             print(f"    CPU per click, {kind}: {ms:.1f} ms")
             if kind.startswith("server"):
-                for stage, each in sorted(stages.items(), key=lambda item: -item[1]):
+                for stage, each in sorted(looked["stages"].items(), key=lambda item: -item[1]):
                     if each >= 0.1:
                         print(f"      {stage}: {each:.1f} ms")
+        print(f"    after the click (median ms): {server_path(looked['moments'], clicks)}")
     return {
         "cpu": sum(ms for kind, ms in cpu.items() if kind != "the bench's own driver"),
         "latencies": sorted(latencies),
