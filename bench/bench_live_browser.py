@@ -9,7 +9,8 @@ shapes:
   sharing one stream, static/js/live/tabs.js).
 
 For N = 1, 5 and 20, 30 clicks on the DJ's page (a tap, then its undo), timed from the
-click to the first change in each sheet's DOM (a MutationObserver on #sheet). Targets (the
+click to the first change in each sheet's DOM (a MutationObserver on #sheet); the DJ's own
+answer (the first change of the board's #cards) is said beside them. Targets (the
 live-pages issue), in both shapes with 20 sheets: median <= 100 ms, p95 <= 250 ms, and no
 change lost at any N. SHAPES=boards adds the older secondary line: 20 other DJ boards, each
 in its own context (observing #cards).
@@ -297,6 +298,7 @@ def open_pages(browser: Browser, base: str, table: dict, shape: str, count: int)
     for page in observers:
         page.evaluate(OBSERVE, "#cards" if shape == "boards" else "#sheet")
         page.detach()  # no debugger on the observers while changes travel
+    dj_page.evaluate(OBSERVE, "#cards")  # the tap's own answer, on the DJ's board
     return observers, dj_page, visible
 
 
@@ -376,6 +378,8 @@ def run(base: str, server_pid: int, table: dict, shape: str, count: int) -> dict
         busy = machine_busy_ms() - busy_before
         cpu_after = cpu_by_process(server_pid, browser.process.pid)
         looked = stop_looking(browser, observers, server_pid)
+        seen = dj_page.evaluate(READ)
+        answers = [at - clicks[i] for i in range(CLICKS) if (at := first_after(seen, clicks, i))]
         latencies, missing, of_pnj = [], 0, []
         for page in observers:
             seen = page.evaluate(READ)
@@ -407,6 +411,7 @@ def run(base: str, server_pid: int, table: dict, shape: str, count: int) -> dict
         "missing": missing,
         "busy": busy / CLICKS,
         "visible": visible,
+        "answers": sorted(answers),
     }
 
 
@@ -460,6 +465,8 @@ class Line:
                 continue
             median, p95 = figures(latencies)
             parts.append(f"{name} median {median:.0f} ms, p95 {p95:.0f} ms".strip())
+        if run["answers"]:
+            parts.append(f"the DJ's own answer median {statistics.median(run['answers']):.0f} ms")
         return (
             f"{self.head}: {'; '.join(parts)}; lost {run['missing']}; CPU per click "
             f"{run['cpu']:.0f} ms (the machine's {run['busy']:.0f}); {run['visible']} of "
@@ -477,6 +484,9 @@ class Line:
             medians = spread([median for median, _ in said]) if said else "-"
             p95s = spread([p95 for _, p95 in said]) if said else "-"
             parts.append(f"{name} median {medians} ms, p95 {p95s} ms".strip())
+        answers = [statistics.median(run["answers"]) for run in self.runs if run["answers"]]
+        if answers:
+            parts.append(f"the DJ's own answer median {spread(answers)} ms")
         cpu = [run["cpu"] for run in self.runs]
         met = sum(self.good(run) for run in self.runs)
         cpu_good = not self.cpu_judged or statistics.median(cpu) <= CPU_MS
