@@ -41,7 +41,8 @@ Knobs: SHAPES (phones,tabs), PAGES (1,5,20), CLICKS (30), RUNS (3), FIGHT_PAGES 
 empty: no fight lines). To account for the CPU of a click: METRICS=1 prints it by kind of
 process and the server's by thread and stage (bench/_server_cpu.py); TRACE=<file> traces
 Chromium over the clicks (CDP Tracing) and prints each kind of process by thread and its
-main thread by stage (bench/_trace.py); PROFILE=<file> samples one sheet's JavaScript.
+main thread by stage (bench/_trace.py); PROFILE=<file> samples one sheet's JavaScript;
+UNOBSERVED=1 leaves the bench's MutationObservers out (the CPU they cost, by difference).
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ RUNS = int(os.environ.get("RUNS", "3"))
 TRACE = os.environ.get("TRACE", "")  # a file: the clicks traced there, and summed up
 METRICS = bool(os.environ.get("METRICS"))
 SERVER_CPU = str(Path(_tmp.name) / "server-cpu.json")
+# The pages without the bench's MutationObservers: what they cost is the CPU's difference
+# (no latency is measured then, and nothing is judged).
+UNOBSERVED = bool(os.environ.get("UNOBSERVED"))
 PROFILE = os.environ.get("PROFILE", "")  # a file: one sheet's JavaScript profile of the clicks
 TRACING = {
     "transferMode": "ReturnAsStream",
@@ -296,9 +300,11 @@ def open_pages(browser: Browser, base: str, table: dict, shape: str, count: int)
         page.wait_for(OPEN)
         visible += page.evaluate("() => document.visibilityState") == "visible"
     for page in observers:
-        page.evaluate(OBSERVE, "#cards" if shape == "boards" else "#sheet")
+        if not UNOBSERVED:
+            page.evaluate(OBSERVE, "#cards" if shape == "boards" else "#sheet")
         page.detach()  # no debugger on the observers while changes travel
-    dj_page.evaluate(OBSERVE, "#cards")  # the tap's own answer, on the DJ's board
+    if not UNOBSERVED:
+        dj_page.evaluate(OBSERVE, "#cards")  # the tap's own answer, on the DJ's board
     return observers, dj_page, visible
 
 
@@ -381,7 +387,7 @@ def run(base: str, server_pid: int, table: dict, shape: str, count: int) -> dict
         seen = dj_page.evaluate(READ)
         answers = [at - clicks[i] for i in range(CLICKS) if (at := first_after(seen, clicks, i))]
         latencies, missing, of_pnj = [], 0, []
-        for page in observers:
+        for page in [] if UNOBSERVED else observers:
             seen = page.evaluate(READ)
             page.detach()
             for i in range(CLICKS):
@@ -449,6 +455,8 @@ class Line:
 
     def good(self, run: dict) -> bool:
         """Whether one run met the latency targets (when judged) and lost nothing."""
+        if UNOBSERVED:
+            return True
         if run["missing"] or not all(latencies for _, latencies in self.groups(run)):
             return False
         for _, latencies in self.groups(run):
