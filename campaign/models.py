@@ -235,6 +235,8 @@ class GameSession(models.Model):
     started_at = models.DateTimeField(_("started at"))
     ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
     recap = models.TextField(_("recap"), blank=True)
+    # The DJ's own note on the session: never shown to a player (the recap is theirs too).
+    dj_note = models.TextField(_("DJ's note"), blank=True)
     # Written by session_end: {character pk: {"name": ..., "state": public state}}.
     sheet_summary = models.JSONField(_("sheet summary"), default=dict, blank=True)
 
@@ -433,6 +435,8 @@ class CampaignChange(models.Model):
         CHARACTER = "character", _("character")
         SESSION = "session", _("session")
         CAMPAIGN = "campaign", _("campaign")
+        # A catalogue text changed: the cards that show that entry (no page loads anew).
+        CATALOGUE = "catalogue", _("catalogue")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="changes")
     cursor = models.PositiveBigIntegerField()

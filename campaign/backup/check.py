@@ -86,6 +86,7 @@ class _Session:
     ended_at: datetime | None
     recap: str
     sheet_summary: dict  # ref (as text) -> what session_end kept
+    dj_note: str = ""  # the DJ's own note (a file made before it had none)
 
 
 @dataclass(slots=True)
@@ -338,6 +339,7 @@ def _sessions(items: list, refs: set[int]) -> list[_Session]:
                 ended_at=ended_at,
                 recap=_get(item, "recap", place, "text", default=""),
                 sheet_summary=summary,
+                dj_note=_get(item, "dj_note", place, "text", default=""),
             )
         )
     return sessions

@@ -123,6 +123,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
                 "started_at": _when(s.started_at),
                 "ended_at": _when(s.ended_at),
                 "recap": s.recap,
+                "dj_note": s.dj_note,
                 "sheet_summary": {
                     str(refs[int(pk)]): sheet
                     for pk, sheet in (s.sheet_summary or {}).items()

@@ -184,6 +184,7 @@ def campaign_import(
                     started_at=s.started_at,
                     ended_at=s.ended_at,
                     recap=s.recap,
+                    dj_note=s.dj_note,
                     sheet_summary={str(pks[int(k)]): v for k, v in s.sheet_summary.items()},
                 )
                 sessions[s.number] = session.pk

@@ -2,8 +2,11 @@
    closing the second-tap forms and toasts. An ES module (deferred); it starts the live
    channel by importing it. No inline handlers (the CSP forbids them). */
 import { listChanged } from "./cards.js";
+import { placeBar } from "./bar.js";
 import { carry, fillOnOpen, refill } from "./lazy.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
+import { pnjSection } from "./pnj.js";
+import { tapResults } from "./result.js";
 
 (() => {
   const board = document.getElementById("board");
@@ -55,17 +58,20 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   // A live refresh is a few parts, each with the id of what it replaces: change them in
   // place (live/morph.js), then let htmx wire up what is new.
   function swapParts(html) {
+    let bar = false; // a part of the clock bar changed: it is placed anew (bar.js)
     parts(html).forEach((pair) => {
       const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       part.removeAttribute("hx-swap-oob");
       if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
+      if (old.closest("#clockbar")) bar = true;
       const isCard = old.classList.contains("pj-card");
       if (isCard && old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
       if (isCard) { updateCard(old, part, false); } else { patch(old, part); }
       htmx.process(old);
     });
     fitToast();
+    if (bar) placeBar();
   }
 
   // -- a card anew, changed in place -----------------------------------------------------
@@ -148,6 +154,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
   // -- "More actions" and "Whole card": asked for when they open (lazy.js) -------------
   fillOnOpen(board);
+  pnjSection(board); // the add form emptied after an add, the area blow's marks (pnj.js)
+  tapResults(board); // a tap's result by its card where the clock bar's line is out of sight
 
   // -- the focus stays on the control the DJ used -----------------------------------------
   // A control is found again in its new rendering by what it is (its box, its name and
@@ -248,29 +256,15 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   document.body.addEventListener("htmx:afterSettle", holdPlace);
 
   // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
-  // Measured when the bar's size changes (a ResizeObserver reports after the page's layout,
-  // never forcing one) and on resize: the page's scroll padding and --bar (app.css:
-  // scroll-margin-top, so what is brought into sight lands below it).
-  function keepClearOfBar() {
-    const bar = document.getElementById("clockbar");
-    const sticky = bar && getComputedStyle(bar).position === "sticky";
-    const height = sticky ? bar.offsetHeight : 0;
-    const root = document.documentElement.style;
-    const padding = sticky ? `${height + 8}px` : "";
-    if (root.scrollPaddingTop !== padding) root.scrollPaddingTop = padding;
-    if (root.getPropertyValue("--bar") !== `${height}px`) root.setProperty("--bar", `${height}px`);
-  }
-  window.addEventListener("resize", keepClearOfBar);
-  if (!window.ResizeObserver) document.body.addEventListener("htmx:afterSwap", keepClearOfBar);
   if (window.ResizeObserver) {
-    const watch = new ResizeObserver(keepClearOfBar);
+    const watch = new ResizeObserver(placeBar); // (bar.js)
     const observe = () => { const bar = document.getElementById("clockbar"); if (bar) watch.observe(bar); };
     observe();
     document.body.addEventListener("htmx:oobAfterSwap", (event) => {
       if (event.detail.target && event.detail.target.id === "clockbar") { watch.disconnect(); observe(); }
     });
   }
-  keepClearOfBar();
+  placeBar();
 
   // -- "Other time…": an open menu keeps what is typed in it across the clock bar's swap,
   // closes once its time is sent, on Escape and on a click elsewhere.
@@ -436,6 +430,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const el = control(event);
     if (el) openers[target.id] = { el, desc: describe(el) };
   });
+  // On a wide screen the clock bar stays at the top of the window: what is brought into
+  // sight lands below it (app.css: scroll-margin-top from --bar, bar.js).
   // Where the window's free room starts: below the clock bar while it stays at the top.
   function barBottom() {
     const bar = document.getElementById("clockbar");
@@ -450,7 +446,16 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const fits = rect.height <= bottom - top;
     window.scrollBy(0, fits && rect.top >= top ? rect.bottom - bottom : rect.top - top);
   }
+  // The bar is measured when its size changes (its ResizeObserver, above: it reports after
+  // the page's layout, never forcing one), on resize, and when a part of it is swapped (the
+  // turn's chip may have moved); a card's swap elsewhere leaves it alone.
+  window.addEventListener("resize", placeBar);
+  const inBar = (el) => el && el.closest && el.closest("#clockbar");
+  document.body.addEventListener("htmx:oobAfterSwap", (event) => {
+    if (inBar(event.detail.target)) placeBar();
+  });
   document.body.addEventListener("htmx:afterSwap", (event) => {
+    if (!window.ResizeObserver || inBar(event.detail.target)) placeBar();
     const target = event.detail.target;
     if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
     reveal(target);

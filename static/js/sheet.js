@@ -12,12 +12,18 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
   const KEEP = "zodiac-sheets-v1"; // the service worker (sw.js) reads this cache too
   const KEEP_QUIET_MS = 2000; // the offline copy waits for this much quiet (keep, below)
   let keepTimer = null;
+  // The last word on the network besides the stream's state: "down" when the phone went
+  // offline or a roll or a refresh could not be sent, "up" when it came back or the server
+  // was heard (live/index.js: zodiac:alive). News heard is the last word: a phone may say
+  // it is offline while its stream to the table's server still carries the DJ's changes.
+  let word = navigator.onLine === false ? "down" : "up";
 
   // -- live: fetch this sheet's own rendering of what changed -------------------------
   // live/ leaves out the news this page's own roll already showed.
   document.body.addEventListener("htmx:afterSettle", keepSoon);
   // A roll with no network never reached the DJ: say so, and keep the button to try again.
   document.body.addEventListener("htmx:sendError", () => {
+    word = "down";
     showBanner();
     const toasts = document.getElementById("toasts");
     if (!toasts) return;
@@ -63,7 +69,7 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
       // 404: this PJ is no longer ours to see (the DJ took it back): show what the server says.
       if (answer.status === 404 || answer.status === 403) { window.location.reload(); return; }
       if (answer.html) show(answer.html);
-    }).catch(() => { showBanner(); });
+    }).catch(() => { word = "down"; showBanner(); });
   }
 
   // A part changed in place is handed to htmx only when the news holds htmx's attributes
@@ -90,8 +96,10 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
     return time ? time.textContent.trim() : "";
   }
 
+  // Down: the stream says it is reconnecting, or the last word the page had of its network
+  // (`word`) said it was gone and nothing was heard from the server since.
   function isDown() {
-    if (navigator.onLine === false) return true;
+    if (word === "down") return true;
     const state = live && live.dataset.state;
     return state === "reconnecting";
   }
@@ -113,8 +121,16 @@ import { fetchParts, given, news, parts, patch } from "./live/index.js";
     if (wasDown && !down) news({ all: true });
     wasDown = down;
   }
-  window.addEventListener("online", showBanner);
-  window.addEventListener("offline", showBanner);
+  window.addEventListener("online", () => { word = "up"; showBanner(); });
+  window.addEventListener("offline", () => { word = "down"; showBanner(); });
+  // The server was heard: the stream's own news is current (what it missed it replays),
+  // so nothing to catch up with.
+  document.addEventListener("zodiac:alive", () => {
+    if (word === "up" && !wasDown) return;
+    word = "up";
+    wasDown = false;
+    showBanner();
+  });
   if (live) new MutationObserver(showBanner).observe(live, { attributes: true, attributeFilter: ["data-state"] });
   showBanner();
 

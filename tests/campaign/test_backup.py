@@ -103,7 +103,11 @@ def rich(db):
     record(campaign, aiko, suffer("fatiga", "leve"))
     mistake = record(campaign, aiko, suffer("fatiga", "leve"))
     services.event_void(event=mistake, actor=dj, reason="Era Kenji")
-    services.session_end(session=first, recap="Bandidos en el paso. Kenji cerró sus heridas.")
+    services.session_end(
+        session=first,
+        recap="Bandidos en el paso. Kenji cerró sus heridas.",
+        dj_note="El jefe de los bandidos es el hermano de Mei (secreto).",
+    )
 
     services.session_start(campaign=campaign, title="La fiebre de Nara")
     taro = services.character_create(
@@ -227,6 +231,7 @@ def sessions(campaign) -> list[tuple]:
             s.started_at,
             s.ended_at,
             s.recap,
+            s.dj_note,
             dumped({names[pk]: sheet for pk, sheet in s.sheet_summary.items()}),
         )
         for s in campaign.sessions.order_by("number")
@@ -294,6 +299,7 @@ def test_the_log_of_the_rich_campaign_has_what_the_round_trip_must_cover(rich):
     assert events.filter(event__has_key="ts_roll").exists()
     assert rich.characters.filter(joined_seq__gt=0, archived_at__isnull=False).exists()
     assert rich.sessions.filter(ended_at__isnull=False).exclude(recap="").exists()
+    assert rich.sessions.exclude(dj_note="").exists()
     assert rich.sessions.filter(ended_at__isnull=True).exists()
 
 
@@ -1294,6 +1300,22 @@ def test_an_old_file_without_pnj_keys_imports_as_pj_only(small):
     ]
     assert not copy.templates.exists() and not copy.reminders.exists()
     assert result.counts == f"2 PJ, 1 sesión, {len(document['events'])} eventos"
+
+
+def test_the_djs_note_of_a_session_goes_with_the_file_and_an_older_file_has_none(small):
+    document, dj = small
+    assert "dj_note" in document["sessions"][0]
+    document["sessions"][0]["dj_note"] = "Solo para mí."
+
+    kept = campaign_import(json.dumps(document), dj=dj).campaign
+    assert kept.sessions.get().dj_note == "Solo para mí."
+
+    del document["sessions"][0]["dj_note"]  # a file from before the note
+    older = campaign_import(json.dumps(document), dj=dj).campaign
+    assert older.sessions.get().dj_note == ""
+
+    document["sessions"][0]["dj_note"] = ["Solo", "para mí"]
+    assert refused(document, dj, lang="en") == "sessions[0].dj_note must be a text."
 
 
 def a_pnj(document, name: str) -> dict:

@@ -341,7 +341,7 @@ def test_the_dj_sets_what_players_see_and_the_scores_go_to_the_log(dj_client, ca
 
     response = dj_client.post(url("pnj_edit", oni.pk), data)
 
-    assert response.status_code == 302 and response["Location"] == url("pnj_list")
+    assert response.status_code == 302 and response["Location"] == reverse("board", args=["kiso"])
     oni.refresh_from_db()
     assert (oni.name, oni.side, oni.in_party, oni.revealed, oni.lurking, oni.shows) == (
         "Oni rojo",
@@ -354,6 +354,31 @@ def test_the_dj_sets_what_players_see_and_the_scores_go_to_the_log(dj_client, ca
     assert oni.attributes == {"FUE": 5}
     assert oni.events.filter(event__kind="attributes", event__scores={"FUE": 5}).exists()
     assert flashed(response) == ["Se han guardado los cambios de Oni rojo."]
+
+
+def test_a_saved_pnj_goes_back_where_the_dj_opened_it(dj_client, campaign, oni):
+    board = reverse("board", args=["kiso"]) + f"#pj-{oni.pk}"
+    page = html(dj_client.get(url("pnj_edit", oni.pk), {"next": board}))
+    assert f'name="next" value="{board}"' in page
+    assert f'href="{board}" class="link-cancel"' in page  # Cancel goes back there too
+
+    for came_from in (board, url("pnj_list") + f"#pnj-{oni.pk}"):
+        response = dj_client.post(url("pnj_edit", oni.pk), pnj_data(oni, next=came_from))
+        assert response.status_code == 302 and response["Location"] == came_from
+    # Only to a page of this site: anywhere else, to the board.
+    for elsewhere in ("https://evil.example/", "//evil.example/", "board"):
+        response = dj_client.post(url("pnj_edit", oni.pk), pnj_data(oni, next=elsewhere))
+        assert response["Location"] == reverse("board", args=["kiso"])
+    # A refused save keeps where it goes back to.
+    page = html(dj_client.post(url("pnj_edit", oni.pk), pnj_data(oni, name="", next=board)))
+    assert f'name="next" value="{board}"' in page
+
+
+def test_the_edit_links_say_where_they_were_opened(dj_client, campaign, oni):
+    listed = html(dj_client.get(url("pnj_list")))
+    assert f'{url("pnj_edit", oni.pk)}?next=/c/kiso/pnj/%23pnj-{oni.pk}"' in listed
+    whole = html(dj_client.get(reverse("ask", args=["kiso", oni.pk, "whole"])))
+    assert f'{url("pnj_edit", oni.pk)}?next=/c/kiso/%23pj-{oni.pk}"' in whole
 
 
 def test_an_enemy_does_not_travel_with_the_party(dj_client, oni):
