@@ -35,14 +35,21 @@ export function placeBar() {
   turnInSight(bar);
   if (getComputedStyle(bar).position !== "sticky") {
     bar.style.removeProperty("--bar-stick");
-    root.scrollPaddingTop = "";
-    root.setProperty("--bar", "0px");
+    set(root, "scrollPaddingTop", "");
+    setVar(root, "--bar", "0px");
     return 0;
   }
   const hidden = above(bar);
-  bar.style.setProperty("--bar-stick", `${-hidden}px`);
+  setVar(bar.style, "--bar-stick", `${-hidden}px`);
   const held = bar.offsetHeight - hidden;
-  root.scrollPaddingTop = `${held + 8}px`;
-  root.setProperty("--bar", `${held}px`);
+  set(root, "scrollPaddingTop", `${held + 8}px`);
+  setVar(root, "--bar", `${held}px`);
   return held;
+}
+
+// A style is written only when it changes: a write, even of the same value, makes the
+// next read of the page's layout lay it out again.
+function set(style, name, value) { if (style[name] !== value) style[name] = value; }
+function setVar(style, name, value) {
+  if (style.getPropertyValue(name) !== value) style.setProperty(name, value);
 }

@@ -58,18 +58,20 @@ import { tapResults } from "./result.js";
   // A live refresh is a few parts, each with the id of what it replaces: change them in
   // place (live/morph.js), then let htmx wire up what is new.
   function swapParts(html) {
+    let bar = false; // a part of the clock bar changed: it is placed anew (bar.js)
     parts(html).forEach((pair) => {
       const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       part.removeAttribute("hx-swap-oob");
       if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
+      if (old.closest("#clockbar")) bar = true;
       const isCard = old.classList.contains("pj-card");
       if (isCard && old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
       if (isCard) { updateCard(old, part, false); } else { patch(old, part); }
       htmx.process(old);
     });
     fitToast();
-    placeBar();
+    if (bar) placeBar();
   }
 
   // -- a card anew, changed in place -----------------------------------------------------
@@ -390,9 +392,13 @@ import { tapResults } from "./result.js";
   }
   fitToast();
   window.addEventListener("resize", fitToast);
+  // A new toast is measured once the answer is all in, before the next frame: measuring
+  // it in the middle of the answer's swaps made the page lay out once more.
+  let fitting = 0;
   document.body.addEventListener("htmx:oobAfterSwap", (event) => {
     const target = event.detail.target;
-    if (target && (target.id === "clockbar" || target.id === "toasts")) fitToast();
+    if (!target || (target.id !== "clockbar" && target.id !== "toasts") || fitting) return;
+    fitting = window.requestAnimationFrame(() => { fitting = 0; fitToast(); });
   });
 
   // -- the second-tap choosers: one open at a time on the board, in sight ----------------
@@ -440,9 +446,16 @@ import { tapResults } from "./result.js";
     const fits = rect.height <= bottom - top;
     window.scrollBy(0, fits && rect.top >= top ? rect.bottom - bottom : rect.top - top);
   }
+  // The bar is measured when its size changes (its ResizeObserver, above: it reports after
+  // the page's layout, never forcing one), on resize, and when a part of it is swapped (the
+  // turn's chip may have moved); a card's swap elsewhere leaves it alone.
   window.addEventListener("resize", placeBar);
+  const inBar = (el) => el && el.closest && el.closest("#clockbar");
+  document.body.addEventListener("htmx:oobAfterSwap", (event) => {
+    if (inBar(event.detail.target)) placeBar();
+  });
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    placeBar();
+    if (!window.ResizeObserver || inBar(event.detail.target)) placeBar();
     const target = event.detail.target;
     if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
     reveal(target);

@@ -771,6 +771,31 @@ def test_next_round_records_missing_turn_ends_so_no_ts_is_skipped(dj_client, cam
     assert "Ronda 2" in html
 
 
+def test_a_card_tap_answers_what_changed_around_the_card_and_leaves_the_time_bar(
+    dj_client, campaign, aiko
+):
+    """The tap's answer renews the clock, undo, the toast and the recent events, not the
+    whole clock bar: the time bar's keys were not used, and stay good for their own tap."""
+
+    def round_key(html: str) -> str:
+        return re.search(r'ronda/".*?name="key" value="(\w+)"', html, re.S).group(1)
+
+    key = round_key(dj_client.get(reverse("board", args=["kiso"])).content.decode())
+
+    answer = act(dj_client, campaign, aiko, action="suffer", type_grade="fatiga:leve", key="t1")
+    html = answer.content.decode()
+    tapped = last(campaign)
+    dj_client.post(reverse("next_round", args=["kiso"]), {"key": key}, headers=HX)
+
+    assert 'id="clockbar"' not in html and 'name="amount"' not in html
+    undo = re.search(r'<form[^>]*id="undo"[^>]*>.*?</form>', html, re.S).group(0)
+    assert 'hx-swap-oob="true"' in undo and f'name="seq" value="{tapped.seq}"' in undo
+    for oob in ("clock", "fight", "toasts", "recent", "turnbar", "time-error", "fight-error"):
+        assert re.search(rf'id="{oob}"[^>]*hx-swap-oob="true"', html), oob
+    assert "Fatiga" in re.search(r'id="toasts".*?</div>', html, re.S).group(0)
+    assert len(events(campaign, character=None, event__kind="time")) == 1  # the key held
+
+
 def test_each_answer_renews_the_time_bar_so_a_second_round_is_not_a_double_tap(
     dj_client, campaign, aiko
 ):

@@ -24,8 +24,10 @@
 //   leader {}  a tab that just took the lock and opened the transport. All: say `hello`
 //          with their own cursor, so the new leader knows every page.
 //   change {message}  the leader, for each change message of the transport (any campaign
-//          it follows). All: move the cursor of every tab of that campaign in the table
-//          on to the message's; a tab of that campaign takes the message as its own
+//          it follows), when its table holds another tab (alone, it says it to nobody: a
+//          tab that starts meanwhile catches up through the `state` answering its
+//          hello). All: move the cursor of every tab of that campaign in the table on to
+//          the message's; a tab of that campaign takes the message as its own
 //          stream's (index.js: newer than its cursor, else ignored; one with news missed
 //          before it, or a reset, means every card anew). Every tab: the stream is up
 //          (a "reconnecting" shown goes, see `state`).
@@ -41,8 +43,8 @@
 //          null; a tab whose campaign's cursor there is past its own missed news (the
 //          transport had it before this tab said hello): it asks for every card anew.
 //   clock  {offset}  the leader, for each reading of the server's clock (the stream's
-//          hello, ping and change; polling). All: take the offset (taps are dated with it);
-//          the stream is up.
+//          hello, ping and change; polling), when its table holds another tab. All:
+//          take the offset (taps are dated with it); the stream is up.
 //   gone   {campaigns}  the leader, when the server says those campaigns are no longer
 //          this user's. All: a tab of one of them loads its page anew.
 //   access {campaigns}  the leader, when the stream says to reopen (what the user may see
@@ -138,10 +140,12 @@ export function shareStream(page) {
     tellState();
   }
 
-  // What the leader's transport says, done here and said to every other tab.
+  // What the leader's transport says, done here and said to every other tab (news and the
+  // clock only when there is one: a phone with one sheet open says them to nobody).
+  const alone = () => tabs.size === 1;
   const relay = {
     message(message) {
-      say({ type: "change", message });
+      if (!alone()) say({ type: "change", message });
       advance(message);
       page.alive();
       page.receive(message);
@@ -154,7 +158,7 @@ export function shareStream(page) {
     clock(now) {
       page.alive();
       setClock(now);
-      say({ type: "clock", offset: now });
+      if (!alone()) say({ type: "clock", offset: now });
     },
     gone(campaigns) {
       say({ type: "gone", campaigns });
