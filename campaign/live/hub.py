@@ -108,8 +108,8 @@ def moved(cursors: dict[int, int]) -> bool:
     times the CPU) is built only when there is something to read.
     """
     table = connection.ops.quote_name(Campaign._meta.db_table)
-    pk = connection.ops.quote_name(Campaign._meta.pk.column)
-    column = connection.ops.quote_name(Campaign._meta.get_field("change_cursor").column)
+    pk = connection.ops.quote_name(str(Campaign._meta.pk.column))
+    column = connection.ops.quote_name(str(Campaign._meta.get_field("change_cursor").column))
     marks = ", ".join(["%s"] * len(cursors))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {pk}, {column} FROM {table} WHERE {pk} IN ({marks})", list(cursors))
