@@ -4,28 +4,36 @@ The X axis is the game clock, from each PJ's clock before the session's first ev
 last event. Events at the same game second (a fight's round happens in one: its turns pass
 no time) are drawn one after another in log order, each a step of the axis (`place`), so a
 grade that came and went within one second (a Shock leve lost at the end of its turn) has
-a width, in its place. Each PJ gets a lane (and, in the DJ's picture, each PNJ after them); in it a
-band per E.Alt type is shaded by the grade active over time (the EventSnapshot after each
-event: a grade that changed in the middle of a long `time` event is drawn changing at its
-end, which is when the sheet showed it). Above the bands, markers for E.Esp gained or lost,
-checks (TS) and voided events, each with its hover text. Markers at the same game time
-stack in rows, then columns, then a "+N" badge.
+a width, in its place. Each PJ gets a lane (and, in the DJ's picture, each PNJ after
+them); in it a band per E.Alt type is shaded by the grade active over time (the
+EventSnapshot after each event: a grade that changed in the middle of a long `time` event
+is drawn changing at its end, which is when the sheet showed it). Above the bands, markers
+for E.Esp gained or lost, checks (TS) and voided events, each with its hover text. Markers
+at the same game time stack in rows, then columns, then a "+N" badge.
 
-Here the reading: each PJ's lane (its bands' stretches and its markers) from the session's
+A PNJ's lane is drawn on the party's time (Party: an enemy's own clock, which the party's
+time leaves out, can stand hours behind), from where it joins the session's log: its first
+event in the session (its making, or its first blow), not the session's start. An ally
+travelling with the party is there from the start, as a PJ.
+
+Here the reading: each lane (its bands' stretches and its markers) from the session's
 snapshots. The drawing is one <svg> element (timeline_svg.session_svg).
 
 Two queries whatever the number of events (three when session.campaign is not cached).
 
 For tests and pages that read it: the root carries data-session, data-from and data-to (the
 axis, in game seconds) and data-x0 and data-x1 (where those fall); each lane is a
-g.tl-lane[data-pj]; each band stretch a rect.tl-seg with data-pj, data-type, data-grade
-(none, leve, grave, persistente), data-from and data-to; each marker a g.tl-marker with
-data-kind (especial, check, void, more), data-seq, data-at, data-pj, data-variant (gained,
-lost, success, failure) and, for E.Esp, data-gained and data-lost ("|"-separated names).
+g.tl-lane[data-pj] with data-from (its first game second); each band a rect.tl-band with
+data-pj, data-type and data-from, from where its lane starts; each band stretch a rect.tl-seg
+with data-pj, data-type, data-grade (none, leve, grave, persistente), data-from and data-to;
+each marker a g.tl-marker with data-kind (especial, check, void, more), data-seq, data-at,
+data-pj, data-variant (gained, lost, success, failure) and, for E.Esp, data-gained and
+data-lost ("|"-separated names).
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from django.db.models import OuterRef, Subquery
@@ -81,7 +89,7 @@ class Marker:
 @dataclass
 class Lane:
     character: Character
-    start: int  # the lane's first game second (the PJ's clock before the session)
+    start: int  # the lane's first game second (a PJ's clock before the session)
     end: int
     segments: list[Segment]
     markers: list[Marker]
@@ -89,6 +97,7 @@ class Lane:
     # the axis end).
     open_at: dict[str, tuple[int, float, str | None]]
     p_end: float = 0.0  # where `end` is on the axis
+    p_start: float = 0.0  # where `start` is: a PNJ's lane starts at its first event's step
 
 
 class Places:
@@ -159,6 +168,7 @@ def _load(session: GameSession, characters: list[Character] | None):
             "event__character_id",
             "character__name",
             "character__kind",
+            "character__in_party",
             "character__secret_names",
         )
         .annotate(
@@ -197,7 +207,7 @@ def _load(session: GameSession, characters: list[Character] | None):
 
 
 def _start(rows, before: dict | None) -> int:
-    """A lane's first game second: its PJ's clock before the session (or at its first event
+    """A PJ's lane's first game second: its clock before the session (or at its first event
     that counts, for a PJ new in it)."""
     if before:
         return before["clock"]
@@ -205,56 +215,116 @@ def _start(rows, before: dict | None) -> int:
     return (live or rows)[0].state["clock"]
 
 
-def _moments(by_pj: dict[int, list], previous) -> list[tuple[int, int]]:
-    """(game second, seq) of every event drawn: a voided one where its PJ then stood."""
-    moments = []
-    for pk, rows in by_pj.items():
-        kept_at = _start(rows, previous.get(pk))
+class Party:
+    """The party's clock at each point of the log: the furthest any PJ of the picture had
+    got (selectors.campaign_clock's reading), from their clocks before the session and
+    their snapshots in it. An enemy PNJ keeps a clock of its own that the party's time
+    leaves out, so a PNJ's lane is drawn on this one."""
+
+    def __init__(self, by_pj: dict[int, list], previous: dict) -> None:
+        pj = {pk for pk, rows in by_pj.items() if not rows[0].character.is_pnj}
+        clocks = [previous[pk]["clock"] for pk in pj if previous.get(pk)]
+        self.before: int | None = max(clocks, default=None)
+        seen = sorted(
+            (s.event.seq, s.state["clock"])
+            for pk in pj
+            for s in by_pj[pk]
+            if s.event.void_at is None
+        )
+        self._seqs: list[int] = []
+        self._clocks: list[int] = []
+        furthest = self.before
+        for seq, clock in seen:
+            furthest = clock if furthest is None else max(furthest, clock)
+            self._seqs.append(seq)
+            self._clocks.append(furthest)
+
+    def at(self, seq: int) -> int | None:
+        """The party's clock right after event `seq` (None: no PJ's clock known yet)."""
+        i = bisect.bisect_right(self._seqs, seq) - 1
+        return self._clocks[i] if i >= 0 else self.before
+
+
+@dataclass
+class Timed:
+    """A lane's events on the axis: each row with its game second (a voided one where the
+    lane then stood), and where the lane starts: a second, and the event it starts at
+    (None: at the second itself, before that second's events)."""
+
+    rows: list[tuple[EventSnapshot, int]]
+    start: int
+    start_seq: int | None
+
+
+def _timed(rows, before: dict | None, party: Party) -> Timed:
+    """A PJ's events at its own clock, from its clock before the session. A PNJ's at the
+    party's clock at their place in the log, and its lane starts where it joins the
+    session's log (its first event in it), but for an ally travelling with the party,
+    there from the start as a PJ is."""
+    character = rows[0].character
+    first = party.at(rows[0].event.seq)
+    if character.is_pnj and first is not None:
+        timed = []
         for s in rows:
-            if s.event.void_at is None:
-                kept_at = s.state["clock"]
-            moments.append((kept_at, s.event.seq))
-    return moments
+            at = party.at(s.event.seq)  # known from `first` on, and never going back
+            timed.append((s, first if at is None else at))
+        if character.in_party and before and party.before is not None:
+            return Timed(timed, party.before, None)
+        return Timed(timed, timed[0][1], rows[0].event.seq)
+    start = _start(rows, before)
+    kept_at, timed = start, []
+    for s in rows:
+        if s.event.void_at is None:
+            kept_at = s.state["clock"]
+        timed.append((s, kept_at))
+    return Timed(timed, start, None)
+
+
+def _moments(lanes: list[Timed]) -> list[tuple[int, int]]:
+    """(game second, seq) of every event drawn: a voided one where its lane then stood."""
+    return [(at, s.event.seq) for timed in lanes for s, at in timed.rows]
 
 
 def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
     by_pj: dict[int, list[EventSnapshot]] = {}
     for s in snapshots:
         by_pj.setdefault(s.character_id, []).append(s)
-    place = Places(_moments(by_pj, previous))
+    party = Party(by_pj, previous)
+    timings = {pk: _timed(rows, previous.get(pk), party) for pk, rows in by_pj.items()}
+    place = Places(_moments(list(timings.values())))
     lanes = []
-    for rows in by_pj.values():
+    for pk, rows in by_pj.items():
         character = rows[0].character
         secret = set(character.secret_names or []) if for_player else set()
         before = previous.get(character.pk)
         state = rules.public_state(before) if before else None
-        live = [s for s in rows if s.event.void_at is None]
-        start = _start(rows, before)
+        timed = timings[pk]
+        start = timed.start
+        p_start = place(start, timed.start_seq)
         segments: list[Segment] = []
-        open_at = {t: (start, place(start), state["active"][t] if state else None) for t in TYPES}
+        open_at = {t: (start, p_start, state["active"][t] if state else None) for t in TYPES}
         markers: list[Marker] = []
         specials = set(state["specials"]) if state else set()
-        kept_at = start  # the PJ's clock after its last event that still counts
-        p_end = place(start)
-        for s in rows:
+        end, p_end = start, p_start  # where its last event that still counts stands
+        for s, at in timed.rows:
             record = s.event
-            at = s.state["clock"]
+            here = place(at, record.seq)
             if record.void_at is not None:
-                # Where the PJ stood when it was recorded: the time a voided event moved the
-                # clock to never was (an undone 10 h of Reposo stretches nothing).
-                head = f"#{record.seq} · {when(kept_at)} · {character.name}: "
+                # Where the lane stood when it was recorded: the time a voided event moved
+                # the clock to never was (an undone 10 h of Reposo stretches nothing).
+                head = f"#{record.seq} · {when(at)} · {character.name}: "
                 words = _("Voided: %(event)s") % {"event": _words(record, secret, for_player, code)}
-                here = place(kept_at, record.seq)
-                markers.append(Marker("void", record.seq, kept_at, head + words, p=here))
+                markers.append(Marker("void", record.seq, at, head + words, p=here))
                 continue
-            kept_at = at
-            here = p_end = place(at, record.seq)
+            end, p_end = max(end, at), here
             head = f"#{record.seq} · {when(at)} · {character.name}: "
             for t in TYPES:
                 grade = s.state["active"][t]
                 since, since_p, old = open_at[t]
                 if grade != old:
-                    if at > since or old is not None:  # an empty stretch of nothing: none
+                    # An empty stretch of nothing is none, and so is one of no width: the
+                    # grade a PNJ had before the event its lane starts at.
+                    if here > since_p and (at > since or old is not None):
                         segments.append(Segment(t, old, since, at, since_p, here))
                     open_at[t] = (at, here, grade)
             now = set(s.state["specials"])
@@ -283,8 +353,7 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
                 words = _words(record, secret, for_player, code)
                 variant = "success" if success else "failure"
                 markers.append(Marker("check", record.seq, at, head + words, variant, p=here))
-        end = max((s.state["clock"] for s in live), default=start)
-        lanes.append(Lane(character, start, end, segments, markers, open_at, p_end))
+        lanes.append(Lane(character, start, end, segments, markers, open_at, p_end, p_start))
     # The PJ first, then the PNJ (the DJ's), each by name.
     lanes.sort(
         key=lambda lane: (lane.character.is_pnj, lane.character.name.lower(), lane.character.pk)
@@ -298,7 +367,7 @@ def _lanes(snapshots, previous, *, for_player: bool, code: str) -> list[Lane]:
 def _domain(lanes: list[Lane]) -> tuple[float, float]:
     """The axis, in places: from the earliest lane start to the latest lane end, a minute
     at least."""
-    lo = float(min(lane.start for lane in lanes))
+    lo = min(lane.p_start for lane in lanes)
     hi = max(lane.p_end for lane in lanes)
     if hi - lo < MIN_SPAN:
         lo = max(0.0, lo - (MIN_SPAN - (hi - lo)) // 2)

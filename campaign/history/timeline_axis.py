@@ -84,7 +84,7 @@ def axis_scale(lanes: list[Lane], lo: float, hi: float) -> tuple[Scale, list[tup
     is drawn wide enough to read, and a Shock leve lost with its turn is seen."""
     seen = {lo, hi}
     for lane in lanes:
-        seen.update((float(lane.start), lane.p_end))
+        seen.update((lane.p_start, lane.p_end))
         seen.update(m.p for m in lane.markers)
         for seg in lane.segments:
             seen.update((seg.p0, seg.p1))

@@ -311,16 +311,19 @@ def _markers(lane: Lane, x: Scale, top: float) -> tuple[list[str], int]:
 
 
 def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[float, float], ids: str, code: str):
-    """One E.Alt type's band of a lane at height `by`: its label, and a stretch per grade."""
+    """One E.Alt type's band of a lane at height `by`: its label, and a stretch per grade,
+    from where the lane starts (a PNJ's, where it joins the session's log), outlined."""
     pj = lane.character.pk
     lo, hi = span
     type_label = texts.TYPE_LABELS[t][code]
+    left = _lane_left(lane, x, lo)
+    width = PLOT_X1 + 8 - left
     out = [
         f'<text x="{MARGIN}" y="{by + BAND_H - 7:.1f}" font-size="{FONT}" '
         f'fill="{INK}">{escape(type_label)}</text>'
-        f'<rect x="{PLOT_X0 - 8}" y="{by:.1f}" width="{PLOT_X1 - PLOT_X0 + 16}" '
-        f'height="{BAND_H}" fill="{GRADE_FILL[None]}" stroke="{LINE}" '
-        f'stroke-width="1"/>'
+        f'<rect class="tl-band" data-pj="{pj}" data-type="{t}" data-from="{lane.start}" '
+        f'x="{left:.2f}" y="{by:.1f}" width="{width:.2f}" height="{BAND_H}" '
+        f'fill="{GRADE_FILL[None]}"/>'
     ]
     for seg, merged in _merged([g for g in lane.segments if g.type == t], x):
         x0 = x(seg.p0)
@@ -349,7 +352,18 @@ def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[float, float], id
                 f'font-size="{FONT - 3}" font-weight="700" text-anchor="middle" '
                 f'fill="{GRADE_INK[seg.grade or "leve"]}" pointer-events="none">{letter}</text>'
             )
+    # The outline over the stretches: the same all along, where a stretch starts or not.
+    out.append(
+        f'<rect x="{left:.2f}" y="{by:.1f}" width="{width:.2f}" height="{BAND_H}" fill="none" '
+        f'stroke="{LINE}" stroke-width="1" pointer-events="none"/>'
+    )
     return out
+
+
+def _lane_left(lane: Lane, x: Scale, lo: float) -> float:
+    """Where a lane's bands start: at the plot's edge for a lane there from the axis's
+    start, else where the lane starts."""
+    return PLOT_X0 - 8 if lane.p_start <= lo else x(lane.p_start)
 
 
 def _lane(
@@ -378,16 +392,16 @@ def _lane(
     for i, t in enumerate(TYPES):
         parts += _band(lane, t, band_top + i * (BAND_H + BAND_GAP), x, span, ids, code)
     bands_bottom = band_top + len(TYPES) * (BAND_H + BAND_GAP) - BAND_GAP
-    for tick in ticks:
+    left = _lane_left(lane, x, span[0])
+    for tick in (t for t in ticks if x(t) >= left):
         parts.append(
             f'<line x1="{x(tick):.1f}" y1="{band_top:.1f}" x2="{x(tick):.1f}" '
             f'y2="{bands_bottom:.1f}" stroke="{INK}" stroke-opacity="0.3" '
             f'stroke-width="1" stroke-dasharray="3 3"/>'
         )
     svg = (
-        f'<g class="tl-lane" data-pj="{pj}" aria-label={quoteattr(lane.character.name)}>'
-        + "".join(parts)
-        + "</g>"
+        f'<g class="tl-lane" data-pj="{pj}" aria-label={quoteattr(lane.character.name)} '
+        f'data-from="{lane.start}">' + "".join(parts) + "</g>"
     )
     return svg, bands_bottom + 14
 

@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 from campaign import services
 from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in
+from tests.campaign.test_history_timeline import pnj_fight
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
 PHONE = {"width": 360, "height": 640}
@@ -146,3 +147,37 @@ def test_a_fights_rounds_have_a_width_and_its_shock_leve_shows_in_order(browser,
     # Its hover text says it lasted no game time beyond its round's instant.
     expect(leve.locator("title")).to_contain_text("Shock: Leve · Día 1 01:00 – Día 1 01:00")
     screenshot(page, f"timeline-svg-fight-{viewport['width']}")
+
+
+@pytest.fixture
+def pnj_table(app_url):
+    """The playtest's session (issue #26): four PJ; after the party's first half hour the
+    DJ adds three Bandidos of a Plantilla sharing one turn and a Jefe, and fights them."""
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    return {**pnj_fight(campaign, dj, before_session=False), "dj": dj, "base": app_url}
+
+
+@pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1280", "360"])
+def test_a_pnj_lane_starts_where_the_pnj_joined_the_session(browser, pnj_table, viewport):
+    page = open_svg(browser, pnj_table, pnj_table["dj"], viewport)
+    kenji = pnj_table["party"][1]
+    fatiga = page.locator(f'rect.tl-seg[data-pj="{kenji.pk}"][data-type="fatiga"]')
+    # Kenji's Fatiga leve, taken before the PNJ were made.
+    joined_after = fatiga.and_(page.locator('[data-grade="leve"]')).bounding_box()["x"]
+    left_edge = fatiga.first.bounding_box()["x"]
+
+    expect(page.locator("text.tl-name")).to_have_count(8)
+    for pnj in pnj_table["pnj"]:
+        lane = page.locator(f'g.tl-lane[data-pj="{pnj.pk}"]')
+        # Nothing of its lane before it was made: no band, no stretch (it was a box).
+        drawn = lane.locator("rect").evaluate_all(
+            "rects => rects.map(r => r.getBoundingClientRect().x)"
+        )
+        assert min(drawn) >= joined_after, (pnj.name, min(drawn), joined_after)
+        assert min(drawn) > left_edge + 4
+        # The area blow undone: its ✕ on each PNJ it reached, inside its lane.
+        void = lane.locator('g.tl-marker[data-kind="void"]')
+        expect(void).to_have_count(1)
+        assert void.bounding_box()["x"] >= min(drawn)
+    screenshot(page, f"timeline-svg-pnj-{viewport['width']}")

@@ -9,6 +9,8 @@ from django.utils import translation
 from campaign import services
 from campaign.history.timeline_svg import session_svg, session_svg_inline
 from campaign.models import Character, StateEvent
+from campaign.turn_order import Slot
+from rules.vocab import TYPES
 from tests.factories import CharacterFactory, MembershipFactory, UserFactory
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -402,3 +404,146 @@ def test_a_fight_in_a_two_day_session_gets_its_room_and_long_quiet_stretches_are
     breaks = [t for t in root.iter(f"{SVG}text") if t.get("class") == "tl-break"]
     assert len(breaks) >= 2
     assert "sin eventos (acortado)" in breaks[0].find(f"{SVG}title").text
+
+
+# -- PNJ lanes (issue #26) ---------------------------------------------------------------------
+
+
+def lane(root, character):
+    (found,) = [
+        g
+        for g in root.iter(f"{SVG}g")
+        if g.get("class") == "tl-lane" and g.get("data-pj") == str(character.pk)
+    ]
+    return found
+
+
+def bands(root, character):
+    return [
+        r
+        for r in lane(root, character).iter(f"{SVG}rect")
+        if r.get("class") == "tl-band" and r.get("data-pj") == str(character.pk)
+    ]
+
+
+def pnj_fight(campaign, dj, *, before_session: bool):
+    """The playtest's fight: four PJ, three Bandidos of a Plantilla sharing one turn and a
+    Jefe; an area blow on the Bandidos, one of them taken out, the end archiving them. The
+    PNJ are made after the party's first half hour in the session (the board's add), or
+    before the session, and the party's half hour leaves them out."""
+    party = [CharacterFactory(campaign=campaign, name=n) for n in ("Aiko", "Kenji", "Ren", "Sora")]
+    bandido = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
+
+    def make():
+        made = services.pnj_create(
+            campaign=campaign, template=bandido, count=3, together=True, actor=dj
+        )
+        return made, services.pnj_create(campaign=campaign, name="Jefe", actor=dj)[0]
+
+    if before_session:
+        bandidos, jefe = make()
+    session = services.session_start(campaign=campaign, title="El puente")
+    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 30}, actor=dj)
+    record(campaign, party[1], kind="suffer", type="fatiga", grade="leve")
+    if not before_session:
+        bandidos, jefe = make()
+    services.fight_start(
+        campaign=campaign,
+        order=[
+            Slot(pj=party[0].pk, init=15),
+            Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk), init=12),
+            Slot(pj=jefe.pk, init=10),
+            *[Slot(pj=pj.pk) for pj in party[1:]],
+        ],
+        actor=dj,
+    )
+    record(campaign, party[0], kind="suffer", type="heridas", grade="leve")
+    blow = services.area_event(
+        campaign=campaign, characters=bandidos, event=suffer("heridas"), actor=dj
+    )
+    undone = services.area_event(
+        campaign=campaign, characters=[*bandidos, jefe], event=suffer("fatiga"), actor=dj
+    )
+    services.tap_undo(events=undone, actor=dj)
+    services.fight_pass(campaign=campaign, actor=dj)
+    services.fight_out(campaign=campaign, character=bandidos[1], why="huye", actor=dj)
+    for _turn in range(6):
+        services.fight_pass(campaign=campaign, actor=dj)
+    record(campaign, jefe, kind="suffer", type="shock", grade="leve")
+    services.fight_end(campaign=campaign, archive_enemies=True, actor=dj)
+    services.party_event(campaign=campaign, event={"kind": "time", "hours": 1}, actor=dj)
+    return {
+        "session": session,
+        "party": party,
+        "pnj": [*bandidos, jefe],
+        "bandidos": bandidos,
+        "blow": blow,
+        "undone": undone,
+    }
+
+
+def suffer(type_):
+    return {"kind": "suffer", "type": type_, "grade": "leve"}
+
+
+def test_a_pnj_made_in_the_session_has_its_lane_from_then_on(campaign, dj):
+    fight = pnj_fight(campaign, dj, before_session=False)
+
+    root = parse(session_svg(session=fight["session"]))
+
+    (kenji_leve,) = [r for g, *_ab, r in segments(root, fight["party"][1], "fatiga") if g == "leve"]
+    for pnj in fight["pnj"]:
+        # Made at 00:30, after Kenji's Fatiga: its lane starts there, not at the picture's
+        # start; no band, stretch or tick line of it before.
+        drawn = [float(r.get("x")) for r in lane(root, pnj).iter(f"{SVG}rect")]
+        left = min(drawn)
+        assert left > float(kenji_leve.get("x"))
+        assert {float(r.get("x")) for r in bands(root, pnj)} == {left}
+        assert len(bands(root, pnj)) == len(TYPES)
+        ticks = [float(ln.get("x1")) for ln in lane(root, pnj).iter(f"{SVG}line")]
+        assert ticks and min(ticks) >= left - 0.05  # written to .1f
+        assert lane(root, pnj).get("data-from") == "1800"
+        assert all(a >= 1800 for t in TYPES for _g, a, _b, _r in segments(root, pnj, t))
+    for pj in fight["party"]:  # there from the start
+        assert lane(root, pj).get("data-from") == "0"
+        assert {float(r.get("x")) for r in bands(root, pj)} == {float(root.get("data-x0")) - 8}
+
+
+def test_a_pnj_made_before_the_session_is_drawn_on_the_partys_time(campaign, dj):
+    """An enemy's clock is its own: the party's half hour left it at 00:00. Its lane starts
+    where it joins the session's log, at the party's time then (the fight, at 00:30), and
+    its blows are drawn there, not half an hour early."""
+    fight = pnj_fight(campaign, dj, before_session=True)
+    assert fight["blow"][0].snapshots.get().state["clock"] == 0  # its own clock
+
+    root = parse(session_svg(session=fight["session"]))
+
+    aiko = fight["party"][0]
+    (aiko_leve,) = [r for g, *_ab, r in segments(root, aiko, "heridas") if g == "leve"]
+    for bandido in fight["bandidos"]:
+        (leve,) = [(a, r) for g, a, _b, r in segments(root, bandido, "heridas") if g == "leve"]
+        assert leve[0] == 1800
+        # The area blow after Aiko's wound, in the log and in the picture.
+        assert float(leve[1].get("x")) > float(aiko_leve.get("x"))
+        assert lane(root, bandido).get("data-from") == "1800"
+    # The undone area blow: a ✕ on each PNJ it reached, where and when it was given.
+    for pnj, event in zip(fight["pnj"], fight["undone"], strict=True):
+        (void,) = markers(root, pnj, "void")
+        assert (void.get("data-seq"), void.get("data-at")) == (str(event.seq), "1800")
+        assert f"Día 1 00:30 · {pnj.name}: Anulado: Fatiga Leve" in title(void)
+    assert not markers(root, aiko, "void")
+
+
+def test_an_ally_in_the_party_has_its_lane_from_the_sessions_start(campaign, dj, aiko):
+    ally = services.pnj_create(campaign=campaign, name="Sato", side="aliado", in_party=True)[0]
+    enemy = services.pnj_create(campaign=campaign, name="Oni")[0]
+    session = services.session_start(campaign=campaign)
+    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 10}, actor=dj)
+    record(campaign, enemy, kind="suffer", type="heridas", grade="leve")
+
+    root = parse(session_svg(session=session))
+
+    assert [a for g, a, _b, _r in segments(root, enemy, "heridas") if g == "leve"] == [600]
+    assert lane(root, enemy).get("data-from") == "600"
+    assert lane(root, ally).get("data-from") == "0"
+    assert {float(r.get("x")) for r in bands(root, ally)} == {float(root.get("data-x0")) - 8}
