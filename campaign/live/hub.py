@@ -33,7 +33,7 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection
 from django.db.models import Q
 
-from ..models import CampaignChange
+from ..models import Campaign, CampaignChange
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,14 @@ WINDOW = 1000  # changes kept per campaign; a stream further behind reads the da
 HEARTBEAT = 15.0  # seconds of quiet before `follow` yields an empty batch
 FETCH_LIMIT = 5000  # rows per poll; a longer backlog is read over the next polls
 BACKOFF = (0.5, 10.0)  # first and longest wait before reconnecting LISTEN or polling again
+# Reads of the changes failed this many times in a row: the database is out of this
+# process's reach, and its streams end (DatabaseGone) so their pages reconnect, through
+# the proxy, to a process that reaches it, instead of waiting here for news that cannot come.
+GONE_AFTER = 2
+
+
+class DatabaseGone(Exception):
+    """This process's hub cannot read the changes: its streams end, their pages reconnect."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +108,20 @@ def changes_between(
     return [Change(*row[:4], row[4] == "pnj") for row in rows]
 
 
-def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int, list[Change]]:
-    """Each campaign's changes after its cursor, in one query: {campaign id: [Change]}."""
+def changes_after(
+    cursors: dict[int, int], limit: int = FETCH_LIMIT, *, sweep: bool = False
+) -> dict[int, list[Change]]:
+    """Each campaign's changes after its cursor, in one query: {campaign id: [Change]}.
+
+    A `sweep` (every campaign a process follows, hundreds of them) first reads the
+    campaigns' own cursors, by primary key, and then the changes of those that moved only,
+    rather than one condition per campaign over the changes.
+    """
+    if sweep:
+        now = Campaign.objects.filter(pk__in=cursors).values_list("pk", "change_cursor")
+        cursors = {pk: cursors[pk] for pk, cursor in now if cursor > cursors[pk]}
+        if not cursors:
+            return {}
     where = Q()
     for campaign_id, cursor in cursors.items():
         where |= Q(campaign_id=campaign_id, cursor__gt=cursor)
@@ -178,6 +198,7 @@ class Feed:
         self.audience: dict[object, int | None] = {}  # stream -> the player it hears for
         self.handled_by: dict[object, int] = {}  # stream -> the cursor it has handled
         self.waiters: list[tuple[int, threading.Event]] = []
+        self.gone = False  # the hub lost the database: every stream of it ends
 
     def advanced(self, audience: int | None) -> asyncio.Event:
         """The event set when a change that `audience` hears comes in."""
@@ -223,6 +244,12 @@ class Feed:
                 self.handled_by[stream] = self.window.cursor
         self.release()
 
+    def end(self) -> None:
+        """End every stream of this feed (the database is gone): each wakes and raises."""
+        self.gone = True
+        for audience in list(self.wakes):
+            self.wakes.pop(audience).set()
+
 
 class Hub:
     """This process's view of the campaigns it streams (one per event loop)."""
@@ -235,6 +262,11 @@ class Hub:
         self.window = window
         self.feeds: dict[int, Feed] = {}
         self.wake = asyncio.Event()
+        # What the poller reads when woken: the campaigns told of a change (NOTIFY, a new
+        # stream) rather than every one followed; `sweep` reads them all (each tick, after
+        # LISTEN came back or went, after a failed or partial read).
+        self.dirty: set[int] = set()
+        self.sweep = False
         self.listening = False  # a LISTEN connection is up: no need to poll
         # One thread, so one database connection, for all of the hub's queries.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zodiac-live")
@@ -268,6 +300,8 @@ class Hub:
             cursor = since
             quiet_since = self.loop.time()
             while True:
+                if feed.gone:
+                    raise DatabaseGone(f"campaign {campaign_id}: the database is out of reach")
                 batch = feed.window.after(cursor)
                 if batch is None:  # further behind than the window: read the gap
                     upto = feed.window.start
@@ -351,6 +385,7 @@ class Hub:
         if change is not None and change.cursor == feed.window.cursor + 1:
             feed.extend([change])
         else:
+            self.dirty.add(campaign_id)
             self.wake.set()
 
     def _subscribe(self, campaign_id: int, current: int) -> Feed:
@@ -358,6 +393,7 @@ class Hub:
         if feed is None:
             feed = self.feeds[campaign_id] = Feed(current, self.window)
             # A change may have committed after `current` was read, its NOTIFY then ignored.
+            self.dirty.add(campaign_id)
             self.wake.set()
         feed.streams += 1
         # Hub tasks get an empty context, not the first stream's (its request's thread).
@@ -366,6 +402,7 @@ class Hub:
         if self._listener is None and connection.vendor == "postgresql":
             self._listener = self.loop.create_task(self._listen(), context=contextvars.Context())
         if current > feed.window.cursor:
+            self.dirty.add(campaign_id)
             self.wake.set()
         return feed
 
@@ -405,24 +442,39 @@ class Hub:
         )
 
     async def _poll(self) -> None:
-        """Read the new changes of every followed campaign, per tick or when woken."""
+        """Read the new changes of the campaigns told of one when woken, and of every
+        followed campaign per tick (a sweep)."""
         failures = 0
         while self.feeds:
             if not self.wake.is_set():
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(LISTEN_TICK if self.listening else self.tick):
                         await self.wake.wait()
+            sweep = self.sweep or not self.wake.is_set()  # told to, or the tick came
             self.wake.clear()
+            self.sweep = False
             feeds = dict(self.feeds)
             if not feeds:
                 break
+            if not sweep:
+                feeds = {pk: feeds[pk] for pk in self.dirty if pk in feeds}
+            self.dirty.clear()
+            if not feeds:
+                continue
             try:
                 found = await self.query(
-                    changes_after, {pk: feed.window.cursor for pk, feed in feeds.items()}
+                    changes_after,
+                    {pk: feed.window.cursor for pk, feed in feeds.items()},
+                    sweep=sweep,
                 )
             except Exception:
                 failures += 1
                 log.exception("live: reading the changes failed (%d in a row)", failures)
+                if failures == GONE_AFTER:
+                    log.warning("live: the database is out of reach; ending this process's streams")
+                    for feed in feeds.values():
+                        feed.end()
+                self.sweep = True
                 await asyncio.sleep(min(BACKOFF[0] * 2 ** (failures - 1), BACKOFF[1]))
                 continue
             failures = 0
@@ -430,6 +482,7 @@ class Hub:
                 if self.feeds.get(campaign_id) is feeds[campaign_id]:
                     feeds[campaign_id].extend(changes)
             if sum(map(len, found.values())) >= FETCH_LIMIT:
+                self.sweep = True
                 self.wake.set()  # more to read: no need to wait for the next tick
 
     async def _listen(self) -> None:
@@ -443,7 +496,8 @@ class Hub:
                 async with await psycopg.AsyncConnection.connect(**params) as listener:
                     await listener.execute(f"LISTEN {CHANNEL}")
                     self.listening, delay = True, BACKOFF[0]
-                    self.wake.set()  # whatever committed while nobody listened
+                    self.sweep = True  # whatever committed while nobody listened
+                    self.wake.set()
                     async for notify in listener.notifies():
                         campaign_id, cursor, *writer = notify.payload.split(":")
                         if writer and int(writer[0]) == os.getpid():
@@ -455,6 +509,7 @@ class Hub:
                 log.warning("live: LISTEN connection lost (%s); polling until it is back", error)
             finally:
                 self.listening = False
+                self.sweep = True
                 self.wake.set()  # the poller goes back to ticking
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF[1])

@@ -265,6 +265,8 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                     await handled.wait()  # rendered (or skipped): the hub may tell the writer
             except asyncio.CancelledError:
                 raise
+            except live.DatabaseGone:
+                await queue.put((follow, None, None))  # the hub said why, once
             except Exception:
                 log.exception("live: following campaign %s failed", follow.campaign_id)
                 await queue.put((follow, None, None))
