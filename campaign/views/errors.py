@@ -4,9 +4,10 @@ Django answers an uncaught exception with the 500 page. When the exception says 
 database is out of reach (the connection refused, dropped or timed out, the pool gave no
 connection in time), this answers 503 with Retry-After instead. The page says to try again
 in a moment (a tap's transaction rolled back, unless the connection went during its
-commit); nginx counts the 503 as this process failing, passes the request (a GET) to
-another one and leaves this process out of rotation for a while (deploy/nginx/zodiac.conf,
-docs/hosting.md). Any other error is the 500 page.
+commit); nginx counts the 503 as this process failing, passes the request to another one
+(a tap carries its idempotency key: sent twice, it is recorded once) and leaves this
+process out of rotation for a while (deploy/nginx/zodiac.conf, docs/hosting.md). Any
+other error is the 500 page.
 """
 
 import sys
