@@ -329,3 +329,65 @@ class Stream:
                     await self.news.wait()
         except TimeoutError:
             raise TimeoutError(f"{self.label}: {what}, not within {patience:g} s") from None
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[str, str]]) -> bytes:
+    """An answer's body on a connection kept open: by its length, or chunk by chunk."""
+    named = {key.lower(): value for key, value in headers}
+    if "content-length" in named:
+        return await reader.readexactly(int(named["content-length"]))
+    if "chunked" not in named.get("transfer-encoding", ""):
+        return await reader.read()
+    body = b""
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        if size == 0:
+            await reader.readuntil(b"\r\n")
+            return body
+        body += (await reader.readexactly(size + 2))[:-2]
+
+
+class Board:
+    """A DJ's board: its session, its connection kept open between taps (as a browser
+    keeps it), each tap an htmx POST with its CSRF header and idempotency key."""
+
+    def __init__(self, site: Site, cookie: str) -> None:
+        self.site = site
+        self.csrf = secrets.token_hex(16)
+        self.cookie = f"{cookie}; csrftoken={self.csrf}"
+        self.connection: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection[1].transport.abort()
+            self.connection = None
+
+    async def tap(self, path: str, form: dict) -> tuple[float, Answer]:
+        """(when it was sent, the answer). A connection the proxy closed while idle is
+        opened again and the tap sent again: its key makes it one tap."""
+        body = urlencode({**form, "key": secrets.token_hex(8)}).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.site.host}:{self.site.port}\r\n"
+            f"Cookie: {self.cookie}\r\nX-CSRFToken: {self.csrf}\r\nHX-Request: true\r\n"
+            f"Origin: {self.site.origin}\r\nAccept-Encoding: gzip\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+        for attempt in range(2):
+            if self.connection is None:
+                self.connection = await self.site.open()
+            reader, writer = self.connection
+            sent = time.monotonic()
+            try:
+                writer.write(head)
+                status, headers = await _read_head(reader)
+                answer = Answer(status, headers, await _read_body(reader, headers))
+            except (OSError, asyncio.IncompleteReadError):
+                self.close()
+                if attempt:
+                    raise
+                continue
+            if (answer.header("Connection") or "").lower() == "close":
+                self.close()
+            return sent, answer
+        raise AssertionError("unreachable")
