@@ -35,8 +35,12 @@ def make_many(count: int, players: int) -> list[dict]:
     PJ each, and a fresh session for each of them (a browser or phone of its own):
     [{"campaign", "slug", "cursor", "dj": cookie, "pj": [{"pk", "player", "cookie"}]}]."""
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.auth import get_user_model
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
     from django.contrib.sessions.backends.db import SessionStore
     from django.db import transaction
 
@@ -66,9 +70,7 @@ def make_many(count: int, players: int) -> list[dict]:
             campaign = services.campaign_create(name=f"Mesa {t}", slug=f"h{t}", dj=dj)
             pj = []
             for n, player in enumerate(people):
-                services.membership_set(
-                    campaign=campaign, user=player, role=Membership.Role.PLAYER
-                )
+                services.membership_set(campaign=campaign, user=player, role=Membership.Role.PLAYER)
                 character = services.character_create(
                     campaign=campaign,
                     name=f"PJ {n}",
