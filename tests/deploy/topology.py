@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import grp
 import json
 import os
 import pwd
@@ -336,17 +337,25 @@ class Topology:
     def _start_nginx(self) -> None:
         conf = self.root / "etc/nginx/nginx.conf"
         command = ["/usr/sbin/nginx", "-e", "stderr", "-c", str(conf), "-g", "daemon off;"]
-        if os.geteuid() == 0:  # nginx never runs as root here
+        # nginx never runs as root here. Switched to directly (not through runuser's PAM
+        # session, which sets the open files back to 1,024), it keeps this process's limit.
+        user = {}
+        if os.geteuid() == 0:
             shutil.chown(self.nginx_dir, UNPRIVILEGED)
             shutil.chown(self.key, UNPRIVILEGED)
-            command = ["runuser", "-u", UNPRIVILEGED, "--", *command]
+            user = {
+                "user": UNPRIVILEGED,
+                "group": grp.getgrgid(pwd.getpwnam(UNPRIVILEGED).pw_gid).gr_name,
+                "extra_groups": [],
+            }
         check = subprocess.run(
-            [*command[:-2], "-t"], capture_output=True, text=True, timeout=STARTUP
+            [*command[:-2], "-t"], capture_output=True, text=True, timeout=STARTUP, **user
         )
         if check.returncode:
             raise RuntimeError(f"nginx -t failed: {check.stderr}")
         self.nginx = subprocess.Popen(
             command,
+            **user,
             stdout=subprocess.DEVNULL,
             stderr=open(self.nginx_dir / "stderr.log", "ab"),
             start_new_session=True,
