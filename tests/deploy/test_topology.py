@@ -383,8 +383,14 @@ def test_a_process_without_its_database_is_taken_out_of_rotation(topology, repor
     assert direct(topology, cut, "/salud/") == 200
     seen: dict[str, object] = {}
 
+    def taps_logged() -> int:
+        return sum(line.request.startswith("POST /c/mesa/") for line in topology.access_log())
+
     async def scenario(table: Table):
+        tapped = taps_logged()
         await table.tap(0)
+        # nginx logs a request once it has answered it: the tap's line is there first.
+        await asyncio.to_thread(wait_until, lambda: taps_logged() > tapped, "the tap's line")
         seen["streams"] = topology.established(cut)
         before = len(topology.access_log())
         topology.relay.cut()
