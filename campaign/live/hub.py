@@ -373,6 +373,14 @@ class Hub:
             found[key] = (await done)[key] if done is not None else None
         return found
 
+    def players_here(self, campaign_id: int) -> set[int]:
+        """The players with a stream of the campaign in this process that hears their own
+        PJ only (those that hear everything are not told apart)."""
+        feed = self.feeds.get(campaign_id)
+        if feed is None:
+            return set()
+        return {player for player in feed.audience.values() if player is not None}
+
     def poke(self, campaign_id: int, cursor: int, change: Change | None = None) -> None:
         """A change at `cursor` committed (NOTIFY or this process): read it now.
 
