@@ -48,9 +48,11 @@ class Browser:
         self._in = answers_r
         self._buffer = b""
         self._next = 0
+        self.events: list[dict] | None = None  # a list: events are kept there (`record`)
 
     def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
-        """Send one command and wait for its answer (events met meanwhile are dropped)."""
+        """Send one command and wait for its answer (events met meanwhile are dropped,
+        unless `record` keeps them)."""
         self._next += 1
         message = {"id": self._next, "method": method, "params": params or {}}
         if session is not None:
@@ -62,10 +64,39 @@ class Browser:
         while True:
             for raw in self._messages(deadline):
                 answer = json.loads(raw)
+                if "id" not in answer and self.events is not None:
+                    self.events.append(answer)
                 if answer.get("id") == self._next:
                     if "error" in answer:
                         raise CDPError(f"{method}: {answer['error'].get('message')}")
                     return answer.get("result", {})
+
+    def record(self) -> None:
+        """Keep the events met from now on in `events`."""
+        self.events = []
+
+    def wait_event(self, method: str, timeout: float = 60.0) -> dict:
+        """The first recorded event `method` (waiting for it): its params."""
+        assert self.events is not None, "record() first"
+        deadline = time.monotonic() + timeout
+        while True:
+            for event in self.events:
+                if event.get("method") == method:
+                    self.events.remove(event)
+                    return event.get("params", {})
+            for raw in self._messages(deadline):
+                self.events.append(json.loads(raw))
+
+    def read_stream(self, handle: str) -> str:
+        """The whole of an IO stream (a trace), as text."""
+        chunks = []
+        while True:
+            part = self.send("IO.read", {"handle": handle, "size": 1 << 20})
+            chunks.append(part.get("data", ""))
+            if part.get("eof"):
+                break
+        self.send("IO.close", {"handle": handle})
+        return "".join(chunks)
 
     def _messages(self, deadline: float):
         left = deadline - time.monotonic()

@@ -31,6 +31,26 @@ def fight_now(*, campaign: Campaign):
     return _fight_in(_newest_first(_wide(campaign), batch=100))
 
 
+def fight_at(*, campaign: Campaign, seq: int):
+    """The fight as it stood right after event `seq` (what a page saw then), or None: read
+    back from `seq` as `fight_now` reads back from the newest event."""
+    return _fight_in(_newest_first(_wide(campaign).filter(seq__lte=seq), batch=100))
+
+
+def fight_last(*, campaign: Campaign):
+    """The last fight that ended, as it stood at its end (turn_order.Fight), or None: the
+    order page starts the next one from it (its groups, without those it took out)."""
+    end = (
+        _wide(campaign)
+        .filter(event__kind=turn_order.KIND, event__do="end")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    if end is None:
+        return None
+    return _fight_in(_newest_first(_wide(campaign).filter(seq__lt=end), batch=100))
+
+
 def _fight_in(rows: Iterable[tuple[int, dict]]):
     """The fight going on, from the campaign-wide events newest first (fight_now)."""
     back = []
@@ -108,13 +128,21 @@ def still_in_emotion_grave(
     of `in_play` (PJ and PNJ) the board prompts with "Ya no está expuesto".
 
     A fight has just ended while its end is the newest campaign-wide event standing of
-    `recent` (the board's latest events): no time, Descanso or new fight since, and the
-    table not many taps further on. Its order is read back from its end to its start only
-    when one of `in_play` is in an Emoción grave."""
+    `recent` (the board's latest events) but for time passing: no Descanso or new fight
+    since, and the table not many taps further on (an Emoción grave does not end with
+    time: the minutes after a fight are when the table forgets it). Its order is read back
+    from its end to its start only when one of `in_play` is in an Emoción grave."""
     grave = [c for c in in_play if c.snapshot.state["active"]["emocion"] == "grave"]
     if not grave:
         return []
-    wide = next((e for e in recent if e.character_id is None and not e.is_void), None)
+    wide = next(
+        (
+            e
+            for e in recent
+            if e.character_id is None and not e.is_void and e.event.get("kind") != "time"
+        ),
+        None,
+    )
     if wide is None or not (turn_order.is_fight(wide.event) and wide.event.get("do") == "end"):
         return []
     ended = _fight_in(_newest_first(_wide(campaign).filter(seq__lt=wide.seq), batch=100))

@@ -13,10 +13,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxLengthValidator
-from django.utils.translation import gettext
+from django.core.validators import MaxLengthValidator, MaxValueValidator
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from rules.texts import score_label
 from rules.vocab import SCORES
 
 from . import backup
@@ -42,6 +43,13 @@ class WholeNumberField(forms.IntegerField):
         if text in self.empty_values:
             return None
         number = whole(text, digits=9)
+        if number is None and text.isascii() and text.isdigit() and self.max_value is not None:
+            # A whole number, only too long to read ("999999999999"): say the range it misses.
+            raise ValidationError(
+                self.error_messages.get("max_value", MaxValueValidator.message),
+                code="max_value",
+                params={"limit_value": self.max_value},
+            )
         if number is None:
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         return number
@@ -126,7 +134,9 @@ def parse_other_scores(text: str) -> dict[str, int]:
         abbr, value = match.group(1).upper(), int(match.group(2))
         if abbr in MAIN_SCORES:
             raise ValidationError(
-                _("Give %(abbr)s in its own box above."), params={"abbr": abbr}, code="main_score"
+                _("Give %(abbr)s in its own box above."),
+                params={"abbr": _score(abbr)},
+                code="main_score",
             )
         if abbr in scores:
             raise ValidationError(
@@ -143,9 +153,15 @@ def parse_other_scores(text: str) -> dict[str, int]:
 
 
 def scores_in_order(attributes: dict) -> list[tuple[str, int]]:
-    """A PJ's scores for display: the five attributes first, in sheet order, then the rest."""
-    main = [(abbr, attributes[abbr]) for abbr in MAIN_SCORES if abbr in attributes]
+    """A PJ's scores for display: the five attributes first, in sheet order (each as the
+    page's language abbreviates it: FUE reads STR in English), then the rest."""
+    main = [(_score(abbr), attributes[abbr]) for abbr in MAIN_SCORES if abbr in attributes]
     return main + [(k, v) for k, v in attributes.items() if k not in MAIN_SCORES]
+
+
+def _score(abbr: str) -> str:
+    """A score's abbreviation in the active language (the log keeps the Spanish one)."""
+    return score_label(abbr, get_language() or "es")
 
 
 def powers_shown(powers: list[str]) -> list[str]:
@@ -196,9 +212,10 @@ class SheetForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         for abbr in MAIN_SCORES:
+            self.fields[abbr].label = _score(abbr)
             # The summary at the top lists the errors without their labels: name the box.
             message = gettext("%(abbr)s: give a whole number from 0 to 10, or leave it blank.")
-            message %= {"abbr": abbr}
+            message %= {"abbr": _score(abbr)}
             self.fields[abbr].error_messages.update(
                 {"invalid": message, "min_value": message, "max_value": message}
             )

@@ -1,5 +1,6 @@
 """Middleware: compressed answers; Spanish first for the UI language; a chain that stays in
-one thread; late taps refused; the app's own page for an address opened the wrong way."""
+one thread; late taps refused; the app's own page for an address opened the wrong way, and
+for the admin to anyone but its staff."""
 
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable
@@ -7,11 +8,12 @@ from functools import wraps
 from typing import cast
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.middleware.locale import LocaleMiddleware
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
@@ -204,3 +206,26 @@ class NotAllowedPageMiddleware:
         if response.has_header("Allow"):
             page["Allow"] = response["Allow"]
         return page
+
+
+class StaffOnlyAdminMiddleware:
+    """The admin is the server operator's: anyone but an active staff account (a player, a
+    DJ, a visitor not logged in) meets the app's own 404 page under /admin/, its login page
+    included, as for any address that is not theirs. Staff log in on the app's own page.
+    After AuthenticationMiddleware (it reads request.user)."""
+
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        self.prefix = ""
+
+    def __call__(self, request: HttpRequest):
+        if not self.prefix:
+            self.prefix = reverse("admin:index")
+        if request.path_info.startswith(self.prefix):
+            user = request.user
+            if not (user.is_active and user.is_staff):
+                raise Http404("The admin is for the server's staff.")
+        return self.get_response(request)

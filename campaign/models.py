@@ -142,6 +142,12 @@ class Character(models.Model):
     # `lurking`, not even that it is there until its first turn in a fight.
     revealed = models.BooleanField(_("revealed"), default=False)
     lurking = models.BooleanField(_("hidden until its first turn"), default=False)
+    # Copies added with "one turn for all" outside a fight: the first of them, whose turn
+    # they share when the next fight's order page starts (order_form; a fight's own groups
+    # are in its log).
+    turn_with = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", editable=False
+    )
     shows = models.CharField(
         _("players see"), max_length=8, choices=Shows.choices, default=Shows.PALABRAS
     )
@@ -235,6 +241,8 @@ class GameSession(models.Model):
     started_at = models.DateTimeField(_("started at"))
     ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
     recap = models.TextField(_("recap"), blank=True)
+    # The DJ's own note on the session: never shown to a player (the recap is theirs too).
+    dj_note = models.TextField(_("DJ's note"), blank=True)
     # Written by session_end: {character pk: {"name": ..., "state": public state}}.
     sheet_summary = models.JSONField(_("sheet summary"), default=dict, blank=True)
 
@@ -433,6 +441,8 @@ class CampaignChange(models.Model):
         CHARACTER = "character", _("character")
         SESSION = "session", _("session")
         CAMPAIGN = "campaign", _("campaign")
+        # A catalogue text changed: the cards that show that entry (no page loads anew).
+        CATALOGUE = "catalogue", _("catalogue")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="changes")
     cursor = models.PositiveBigIntegerField()

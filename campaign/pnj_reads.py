@@ -4,7 +4,7 @@ import re
 
 from django.db.models import Count, Q, QuerySet
 
-from .models import Campaign, Character, Template
+from .models import Campaign, Character, EventSnapshot, GameSession, Template
 
 
 def natural_key(name: str) -> tuple:
@@ -71,3 +71,14 @@ def party_members(*, campaign: Campaign) -> QuerySet[Character]:
 def party_ids(*, campaign: Campaign) -> set[int]:
     """The pk of the party in play (`party_members`): whom a party's time reaches."""
     return set(party_members(campaign=campaign).values_list("pk", flat=True))
+
+
+def session_pnj(*, session: GameSession) -> QuerySet[Character]:
+    """The PNJ that took part in a session: those an event of it (not voided) reached, other
+    than being made or given scores; archived since or not."""
+    reached = (
+        EventSnapshot.objects.filter(event__session=session, event__void_at__isnull=True)
+        .exclude(event__event__kind__in=("start", "attributes"))
+        .values("character_id")
+    )
+    return session.campaign.characters.filter(kind=Character.Kind.PNJ, pk__in=reached)

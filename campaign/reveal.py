@@ -34,12 +34,14 @@ def anonymous(character: Character) -> str:
     return _("an ally") if character.side == Character.Side.ALIADO else _("an enemy")
 
 
-def seen(character: Character, fight: Fight | None) -> Seen | None:
-    """How players see `character` (a PJ: as it is); None: not at all."""
+def seen(character: Character, fight: Fight | None, *, acting: bool = False) -> Seen | None:
+    """How players see `character` (a PJ: as it is); None: not at all. `acting`: the turn
+    going on is one its slot acts in (`turn_acts`: a PNJ hidden until its first turn shows
+    in it, not in a turn it loses)."""
     if not character.is_pnj:
         return Seen(character.name, True)
     if not character.revealed:
-        if character.lurking and not _has_had_a_turn(character, fight):
+        if character.lurking and not _has_had_a_turn(character, fight, acting):
             return None
         return Seen(anonymous(character), False)
     shows = character.shows
@@ -50,13 +52,41 @@ def seen(character: Character, fight: Fight | None) -> Seen | None:
     return Seen(character.name, True, words, shows == Character.Shows.FICHA)
 
 
-def _has_had_a_turn(character: Character, fight: Fight | None) -> bool:
+def state_shown(character: Character | None) -> bool:
+    """Whether players read `character`'s state (a PJ; a PNJ revealed with its state or its
+    card): why it left the fight, that it lost its turn. None: one players know nothing of."""
+    return character is not None and (
+        not character.is_pnj or (character.revealed and character.shows != Character.Shows.NOMBRE)
+    )
+
+
+def turn_acts(fight: Fight | None, characters: Mapping[int, Character]) -> bool:
+    """Whether the turn going on is one its slot acts in: as the log tells it once passed
+    (Fight.acts, the history's), else whether one of it can act now. A lost turn is no
+    appearance, so a PNJ hidden until its first turn stays hidden through it."""
+    slot = fight.current_slot if fight is not None else None
+    if slot is None:
+        return False
+    if fight is not None and fight.acts is not None:
+        return fight.acts
+    return any(characters[pk].snapshot.state["can_act"] for pk in slot.members if pk in characters)
+
+
+def _has_had_a_turn(character: Character, fight: Fight | None, acting: bool) -> bool:
     if fight is None:
         return False
-    if character.pk in fight.out:
-        return True  # it fought, and was taken out
-    where = fight.slot_of(character.pk)
-    return where is not None and fight.order[where].key in fight.seen
+    if character.pk in fight.out or character.pk in fight.seen:
+        return True  # it acted in a turn, or it fought and was taken out
+    slot = fight.current_slot
+    return acting and slot is not None and character.pk in slot.members
+
+
+def appeared(fight: Fight, characters: Mapping[int, Character]) -> set[int]:
+    """Who of `fight` players have seen act (or leave it): a PNJ hidden until its first
+    turn shows from then on (the DJ's board says which are still hidden)."""
+    slot = fight.current_slot
+    now = set(slot.members) if slot is not None and turn_acts(fight, characters) else set()
+    return fight.seen | set(fight.out) | now
 
 
 def slot_names(
@@ -65,6 +95,7 @@ def slot_names(
     """The names players read for the characters of `fight`'s order: PJ by name (`names`),
     PNJ as `seen` says; a PNJ players do not see is left out (its slot too, when nobody
     of it is seen: `visible`)."""
+    acting = turn_acts(fight, characters)
     shown = {}
     for pk in fight.fighting:
         character = characters.get(pk)
@@ -72,7 +103,7 @@ def slot_names(
             if pk in names:
                 shown[pk] = names[pk]
             continue
-        if (how := seen(character, fight)) is not None:
+        if (how := seen(character, fight, acting=acting)) is not None:
             shown[pk] = how.name
     return shown
 

@@ -14,6 +14,8 @@ import rules
 from . import reminders, reveal, turn_order
 from .fight_reads import current_round as current_round
 from .fight_reads import fight_and_round as fight_and_round
+from .fight_reads import fight_at as fight_at
+from .fight_reads import fight_last as fight_last
 from .fight_reads import fight_now as fight_now
 from .fight_reads import still_in_emotion_grave
 from .models import (
@@ -35,6 +37,7 @@ from .pnj_reads import natural_key as natural_key
 from .pnj_reads import party_ids as party_ids
 from .pnj_reads import party_members as party_members
 from .pnj_reads import pnj_list as pnj_list
+from .pnj_reads import session_pnj as session_pnj
 from .pnj_reads import template_list as template_list
 from .pnj_reads import template_of as template_of
 from .tap_reads import event_by_key as event_by_key
@@ -340,6 +343,16 @@ def character_names(*, campaign: Campaign) -> dict[int, str]:
 def characters_with_snapshots(*, campaign: Campaign) -> list[Character]:
     """Every PJ of the campaign, archived ones included, with its current state."""
     return list(campaign.characters.select_related("snapshot"))
+
+
+def characters_showing(*, campaign: Campaign, name: str) -> list[Character]:
+    """The PJ and PNJ in play whose card shows catalogue entry `name`: an E.Esp of that
+    name, or an Afección from that source (the cards a change of its text changes)."""
+    return [
+        c
+        for c in campaign.characters.filter(archived_at__isnull=True).select_related("snapshot")
+        if name in c.snapshot.state["specials"] or name in c.snapshot.state["afflictions"]
+    ]
 
 
 def sessions_newest_first(

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.utils.formats import number_format
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
-from rules.texts import SPECIALS
+from rules.texts import SPECIALS, score_label
 from rules.vocab import (
     ACTIVITIES,
     CHECKS,
@@ -191,8 +191,11 @@ def roll_save(*, check: str, character: Character) -> Action:
     score = (character.attributes or {}).get(attribute)
     if not isinstance(score, int):
         raise ValidationError(
-            _("%(name)s has no %(attribute)s score: add it to the PJ, or mark success or failure.")
-            % {"name": character.name, "attribute": attribute}
+            _(
+                "%(name)s has no %(attribute)s score: add it to their sheet (Edit), "
+                "or mark success or failure."
+            )
+            % {"name": character.name, "attribute": score_label(attribute, get_language() or "es")}
         )
     die = secrets.randbelow(6) + 1
     event = {"kind": "save", "check": check, "success": die <= score, "ts_roll": die}

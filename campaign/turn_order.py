@@ -27,12 +27,15 @@ Here: reading those events (`fold`, `turns`) and checking one before it is recor
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 KIND = "fight"
 DOINGS = ("start", "order", "pass", "end")
@@ -43,6 +46,20 @@ SLOTS_MAX = 40
 INIT_RANGE = (-99, 999)
 # An initiative as typed: a sign (or none), then digits ("−" too: a phone's keyboard).
 _INIT = re.compile(r"[-+\u2212]?[0-9]{1,6}")
+# Numbers from two on, in words: "tres enemigos" (a group players see unrevealed).
+NUMBERS = (
+    gettext_lazy("two"),
+    gettext_lazy("three"),
+    gettext_lazy("four"),
+    gettext_lazy("five"),
+    gettext_lazy("six"),
+    gettext_lazy("seven"),
+    gettext_lazy("eight"),
+    gettext_lazy("nine"),
+    gettext_lazy("ten"),
+    gettext_lazy("eleven"),
+    gettext_lazy("twelve"),
+)
 
 
 @dataclass(frozen=True)
@@ -96,14 +113,31 @@ class Fight:
     round: int
     current: int
     start_seq: int
-    # The slots whose turn has come (a PNJ hidden until its first turn shows from then on).
-    seen: set[tuple[str, int]] = field(default_factory=set)
+    # Who has had a turn and acted in it (a PNJ hidden until its first turn shows from
+    # then on): the members of each slot whose turn passed not lost. A lost turn is no
+    # appearance; the turn going on is reveal's to judge (whether it can act now).
+    seen: set[int] = field(default_factory=set)
     # Who was taken out of the fight, and why (OUT_WHY).
     out: dict[int, str] = field(default_factory=dict)
+    # Whether the turn going on is one its slot acts in, as the log tells it once the turn
+    # has passed (not lost: True, lost: False; `turns` sets it for the history); None: the
+    # turn is going on, judged by what its slot can do now (campaign.reveal).
+    acts: bool | None = None
+    # The last event that changed it (its start, an order, a pass, a round).
+    seq: int = 0
 
-    def see(self) -> None:
-        if (slot := self.current_slot) is not None:
-            self.seen.add(slot.key)
+    def copy(self) -> Fight:
+        """The fight as it stands, apart from what happens to this one next."""
+        return Fight(
+            list(self.order),
+            self.round,
+            self.current,
+            self.start_seq,
+            set(self.seen),
+            dict(self.out),
+            self.acts,
+            self.seq,
+        )
 
     @property
     def current_slot(self) -> Slot | None:
@@ -126,6 +160,17 @@ class Fight:
         """Where the fight stands, as a page saw it: "round:turn" (a tap from a page that
         saw another turn is refused, not applied to the wrong one)."""
         return f"{self.round}:{self.current}"
+
+    @property
+    def version(self) -> str:
+        """The whole fight as a page saw it: its `token`, the last event that changed it
+        and a digest of its order (who, in which groups, with which initiative) and of who
+        left it. The order page's save is refused when the fight is no longer this one."""
+        body = json.dumps(
+            [[s.as_event() for s in self.order], sorted(self.out.items()), self.round, self.current]
+        )
+        digest = hashlib.blake2s(body.encode(), digest_size=4).hexdigest()
+        return f"{self.token}:{self.seq}:{digest}"
 
     def slot_of(self, pk: int) -> int | None:
         """The slot `pk` acts in (alone, or with its group), or None."""
@@ -180,27 +225,29 @@ def step(fight: Fight | None, seq: int, event: dict) -> Fight | None:
     if kind == KIND:
         doing = event.get("do")
         if doing == "start":
-            fight = Fight([Slot.read(s) for s in event["order"]], 1, 0, seq)
-            fight.see()
-            return fight
+            return Fight([Slot.read(s) for s in event["order"]], 1, 0, seq, seq=seq)
         if fight is None:
             return None
         if doing == "end":
             return None
+        fight.seq = seq
         if doing == "order":
             fight.order = [Slot.read(s) for s in event["order"]]
             fight.current = event["current"]
+            for pk in fight.fighting:  # one taken out and put back by the DJ: in it again
+                fight.out.pop(pk, None)
             if isinstance(out := event.get("out"), dict):
                 fight.out[out["pj"]] = out["why"]
         elif doing == "pass":
+            if not event.get("lost") and 0 <= event["slot"] < len(fight.order):
+                fight.seen.update(fight.order[event["slot"]].members)
             fight.current = event["slot"] + 1
-        fight.see()
         return fight
     if fight is not None and kind in ("time", "descanso"):
+        fight.seq = seq
         rounds = event.get("rounds")
         fight.round += rounds if kind == "time" and isinstance(rounds, int) else 1
         fight.current = 0
-        fight.see()
     return fight
 
 
@@ -214,29 +261,45 @@ def fold(events: Iterable[tuple[int, dict]]) -> Fight | None:
 
 def turns(events: Iterable[tuple[int, dict]], seqs: Iterable[int]) -> dict[int, Fight]:
     """For each of `seqs` that happened during a fight, the fight as it stood then (its
-    round, and the slot whose turn it was): `events` are the fight's and time's events from
-    a fight's start before the first of `seqs` (or earlier) to the last."""
+    round, and the slot whose turn it was), with how that turn went (`acts`) when `events`
+    reach its pass: `events` are the fight's and time's events from a fight's start before
+    the first of `seqs` (or earlier) to the last, and some after it."""
     timeline = list(events)
+    after: list[Fight | None] = []  # the fight right after each event of the timeline
+    fight = None
+    for seq, event in timeline:
+        fight = step(fight, seq, event)
+        after.append(fight.copy() if fight is not None else None)
+    # How the turn going on after each event went: its pass, lost or not; None when no pass
+    # ended it within the timeline (it goes on, or the order or the round moved it).
+    acts: list[bool | None] = [None] * len(timeline)
+    for i in range(len(timeline) - 2, -1, -1):
+        here, then, event = after[i], after[i + 1], timeline[i + 1][1]
+        if here is None or here.current_slot is None:
+            continue
+        if is_fight(event) and event.get("do") == "pass":
+            acts[i] = not event.get("lost")
+        elif (
+            then is not None
+            and then.round == here.round
+            and then.current_slot is not None
+            and then.current_slot.key == here.current_slot.key
+        ):
+            acts[i] = acts[i + 1]  # the same turn goes on (a new order kept it)
     out: dict[int, Fight] = {}
-    fight, cursor = None, 0
+    cursor = 0
     for seq in sorted(seqs):
         while cursor < len(timeline) and timeline[cursor][0] < seq:
-            fight = step(fight, *timeline[cursor])
             cursor += 1
-        here = fight
+        at = cursor - 1
         if cursor < len(timeline) and timeline[cursor][0] == seq:
             event = timeline[cursor][1]
             if is_fight(event) and event.get("do") == "start":
-                here = step(None, seq, event)  # the start belongs to the fight it starts
+                at = cursor  # the start belongs to the fight it starts
+        here = after[at] if at >= 0 else None
         if here is not None and here.current_slot is not None:
-            out[seq] = Fight(
-                list(here.order),
-                here.round,
-                here.current,
-                here.start_seq,
-                set(here.seen),
-                dict(here.out),
-            )
+            out[seq] = here.copy()
+            out[seq].acts = acts[at]
     return out
 
 
@@ -247,10 +310,27 @@ def slot_name(slot: Slot, names: Mapping[int, str]) -> str:
         return slot.name
     if not slot.also:
         return names.get(slot.pj, "?")
-    # A group: its members, the same name once with its count ("un enemigo ×3").
+    # A group: its members, the same name once with its count ("tres enemigos").
     shown = [names[pk] for pk in slot.members if pk in names]
-    counted = {name: shown.count(name) for name in shown}
-    return ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in counted.items()) or "?"
+    return counted_names(shown) or "?"
+
+
+def counted_names(names: list[str]) -> str:
+    """A group's names, each once with how many ("Bandido 1, Bandido 2", "tres enemigos",
+    "Oni ×2")."""
+    counts = {name: names.count(name) for name in names}
+    return ", ".join(counted(name, n) for name, n in counts.items())
+
+
+def counted(name: str, n: int) -> str:
+    """`name` that comes back `n` times: "tres enemigos" for those players read unrevealed
+    (campaign.reveal's words), as the table says it; else "Oni ×2"."""
+    if n < 2:
+        return name
+    if name in (_("an enemy"), _("an ally")):
+        many = _("%(n)s enemies") if name == _("an enemy") else _("%(n)s allies")
+        return many % {"n": NUMBERS[n - 2] if n - 2 < len(NUMBERS) else n}
+    return f"{name} ×{n}"
 
 
 def order_text(fight: Fight, names: dict[int, str]) -> str:
@@ -360,7 +440,7 @@ def _slot(item: object, in_play: set[int]) -> Slot:
             or not isinstance(also, list)
             or not all(_pk_in(pk, in_play) for pk in also)
         ):
-            raise ValidationError(_("That PJ is not in play."), code="pj")
+            raise ValidationError(_("That PJ or PNJ is not in play."), code="pj")
         return Slot(
             pj=item["pj"], init=init, also=tuple(also), esfuerzo=item.get("esfuerzo") is not False
         )

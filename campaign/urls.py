@@ -108,6 +108,7 @@ urlpatterns = [
     path("c/<slug:slug>/historia/", history.campaign_history, name="history"),
     path("c/<slug:slug>/sesion/<int:number>/", history.session_detail, name="session_detail"),
     path("c/<slug:slug>/sesion/<int:number>/resumen/", history.session_recap, name="session_recap"),
+    path("c/<slug:slug>/sesion/<int:number>/nota/", history.session_note, name="session_note"),
     path("c/<slug:slug>/sesion/<int:number>/hojas/", history.session_sheets, name="session_sheets"),
     path(
         "c/<slug:slug>/sesion/<int:number>/registro.<str:fmt>",

@@ -62,15 +62,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "especifico_option_off": (
         "Los E.Esp específicos no están activados en esta campaña.",
-        "Specific E.Esp (especificos) are not enabled in this campaign.",
+        "Specific special states (especificos) are not enabled in this campaign.",
     ),
     "especifico_bad": (
         "«{value}» no es un E.Esp específico de {type}; se espera uno de: {allowed}.",
-        "'{value}' is not a specific E.Esp of {type}; expected one of: {allowed}.",
+        "'{value}' is not a specific special state of {type}; expected one of: {allowed}.",
     ),
     "especifico_missing": (
         "Con E.Esp específicos, las Heridas persistentes deben indicar cuál: {allowed}.",
-        "With specific E.Esp on, Heridas persistente must name one: {allowed}.",
+        "With specific special states on, Heridas persistente must name one: {allowed}.",
     ),
     "self_heal": (
         "Un PJ no puede curarse a sí mismo sin el poder «regeneración».",
@@ -132,7 +132,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "special_missing": (
         "El PJ no tiene el E.Esp «{value}».",
-        "The PJ does not have the E.Esp '{value}'.",
+        "The PJ does not have the special state '{value}'.",
     ),
     "special_derived": (
         "«{value}» depende del Shock o del sueño; no se da ni se quita a mano.",
@@ -148,7 +148,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "esfuerzo_no_fue": (
         "El esfuerzo prolongado necesita la puntuación de FUE del PJ.",
-        "Prolonged effort needs the PJ's FUE score.",
+        "Prolonged effort needs the PJ's STR score.",
     ),
     "esfuerzo_long": (
         "Con la regla de esfuerzo prolongado, ese tiempo se anota en rondas o minutos: las "

@@ -13,9 +13,12 @@ __all__ = [
     "LANGS",
     "SPECIALS",
     "TYPE_LABELS",
+    "SCORE_LABELS",
+    "SCORE_NAMES",
     "VARIANT_LABELS",
     "card",
     "check_text",
+    "score_label",
     "special_label",
 ]
 
@@ -46,6 +49,30 @@ VARIANT_LABELS: dict[str, dict[str, str]] = {
 }
 
 
+# The scores as a page reads them: the log keeps the Spanish abbreviations (FUE), an English
+# page reads its own (STR, DEX, WIL: strength, dexterity, will; AGI and INT are the same).
+SCORE_LABELS: dict[str, dict[str, str]] = {
+    "FUE": {"es": "FUE", "en": "STR"},
+    "AGI": {"es": "AGI", "en": "AGI"},
+    "DES": {"es": "DES", "en": "DEX"},
+    "INT": {"es": "INT", "en": "INT"},
+    "VOL": {"es": "VOL", "en": "WIL"},
+}
+SCORE_NAMES: dict[str, dict[str, str]] = {
+    "FUE": {"es": "Fuerza", "en": "Strength"},
+    "AGI": {"es": "Agilidad", "en": "Agility"},
+    "DES": {"es": "Destreza", "en": "Dexterity"},
+    "INT": {"es": "Intelecto", "en": "Intellect"},
+    "VOL": {"es": "Voluntad", "en": "Will"},
+}
+
+
+def score_label(key: str, lang: str = "es") -> str:
+    """A score's abbreviation in `lang` ("FUE" reads "STR" in English); a score of the
+    table's own (not one of the game's five) as it was typed."""
+    return SCORE_LABELS.get(key, {}).get(_lang(lang), key)
+
+
 def _lang(lang: object) -> str:
     """Return a supported language code, defaulting to Spanish."""
     # Accept locale-style codes ("en-us", "EN") as Django's get_language() may hand them over.
@@ -68,19 +95,19 @@ def _card_text(es_effect: str, es_ends: str, en_effect: str, en_ends: str) -> di
 _EMO_LEVE = _card_text(
     "Facilidad +1 en FUE o VOL para huir o luchar; Obstáculo −1 al resto.",
     "Tras 1 minuto de Reposo en calma (dormir cuenta), lejos de toda tensión.",
-    "Bonus +1 on FUE or VOL to flee or fight; Obstacle −1 on the rest.",
+    "Bonus +1 on STR or WIL to flee or fight; Obstacle −1 on the rest.",
     "After 1 minute of calm Rest (sleep counts), away from any stress.",
 )
 _EMO_TERROR = _card_text(
     "Facilidad +1 en FUE o VOL para huir de la causa; Obstáculo −3 al resto.",
     "Al saberse a salvo de la causa: pasa a miedo.",
-    "Bonus +1 on FUE or VOL to flee the cause; Obstacle −3 on the rest.",
+    "Bonus +1 on STR or WIL to flee the cause; Obstacle −3 on the rest.",
     "Once knowingly safe from the cause: becomes Fear.",
 )
 _EMO_IRA = _card_text(
     "Facilidad +1 en FUE o VOL para atacar la causa; Obstáculo −3 al resto.",
     "Al saberse a salvo de la causa: pasa a euforia.",
-    "Bonus +1 on FUE or VOL to fight the cause; Obstacle −3 on the rest.",
+    "Bonus +1 on STR or WIL to fight the cause; Obstacle −3 on the rest.",
     "Once knowingly safe from the cause: becomes Elation.",
 )
 _EMO_ABATIMIENTO = _card_text(
@@ -95,21 +122,21 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
     ("heridas", "leve"): _card_text(
         "Obstáculo −1 en acciones de FUE, AGI o DES.",
         "TS FUE tras cada Descanso si es tu única Herida; Curación la vuelve Fatiga leve.",
-        "Obstacle −1 on FUE, AGI or DES actions.",
-        "Save FUE after each Long rest if it's your only wound; Healing turns it into "
+        "Obstacle −1 on STR, AGI or DEX actions.",
+        "Save STR after each Long rest if it's your only wound; Healing turns it into "
         "Light Fatigue.",
     ),
     ("heridas", "grave"): _card_text(
         "Obstáculo −3 en acciones de FUE, AGI o DES.",
         "Solo Curación la baja a leve; cada día sin ella, TS FUE o infección.",
-        "Obstacle −3 on FUE, AGI or DES actions.",
-        "Only Healing lowers it to Light; each day without it, save FUE or get infected.",
+        "Obstacle −3 on STR, AGI or DEX actions.",
+        "Only Healing lowers it to Light; each day without it, save STR or get infected.",
     ),
     ("heridas", "persistente"): _card_text(
         "Obstáculo −2 en acciones de FUE, AGI o DES.",
         "TS FUE por cada mes de Descanso (semana tras cirugía): pasa a leve.",
-        "Obstacle −2 on FUE, AGI or DES actions.",
-        "Save FUE per month of Long rest (per week after surgery): becomes Light.",
+        "Obstacle −2 on STR, AGI or DEX actions.",
+        "Save STR per month of Long rest (per week after surgery): becomes Light.",
     ),
     ("fatiga", "leve"): _card_text(
         "Obstáculo −1 a cualquier acción.",
@@ -139,7 +166,7 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
         "Aturdido: no puede actuar; desprevenido.",
         "Al final de su Turno, TS VOL: si la supera, baja a leve.",
         "Stunned: cannot act; off guard.",
-        "At the end of its turn, save VOL: on success it drops to Light.",
+        "At the end of its turn, save WIL: on success it drops to Light.",
     ),
     ("shock", "persistente"): _card_text(
         "Inconsciente: no puede actuar.",
@@ -152,7 +179,7 @@ CARDS: dict[tuple[str, ...], dict[str, dict[str, str]]] = {
         "Facilidad +1 en FUE o VOL para huir (terror) o atacar (ira) la causa; "
         "Obstáculo −3 al resto.",
         "Al saberse a salvo de la causa: baja a leve.",
-        "Bonus +1 on FUE or VOL to flee (Terror) or fight (Rage) the cause; Obstacle −3 on "
+        "Bonus +1 on STR or WIL to flee (Terror) or fight (Rage) the cause; Obstacle −3 on "
         "the rest.",
         "Once knowingly safe from the cause: drops to Light.",
     ),
@@ -267,7 +294,7 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
             "success": "Se borra Heridas leve.",
         },
         "en": {
-            "label": "Save FUE: heal Light Wounds",
+            "label": "Save STR: heal Light Wounds",
             "fail": "Still wounded; try again after the next Long rest.",
             "success": "Light Wounds cleared.",
         },
@@ -279,7 +306,7 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
             "success": "Esta vez no hay infección.",
         },
         "en": {
-            "label": "Save FUE: resist infection",
+            "label": "Save STR: resist infection",
             "fail": "Suffers Light Affliction from infection.",
             "success": "No infection this time.",
         },
@@ -291,7 +318,7 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
             "success": "Pasa a Heridas leve.",
         },
         "en": {
-            "label": "Save FUE: recover Persistent Wounds",
+            "label": "Save STR: recover Persistent Wounds",
             "fail": "No change until the next period.",
             "success": "Becomes Light Wounds.",
         },
@@ -303,7 +330,7 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
             "success": "Baja a Shock leve.",
         },
         "en": {
-            "label": "Save VOL: shake off Serious Shock",
+            "label": "Save WIL: shake off Serious Shock",
             "fail": "Stays in Serious Shock.",
             "success": "Drops to Light Shock.",
         },
@@ -315,7 +342,7 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
             "success": "Aguanta despierto.",
         },
         "en": {
-            "label": "Save VOL: a day without Long rest",
+            "label": "Save WIL: a day without Long rest",
             "fail": "Collapses: sleeps unconscious for 1d6 hours.",
             "success": "Stays awake.",
         },
@@ -327,7 +354,7 @@ CHECKS: dict[str, dict[str, dict[str, str]]] = {
             "success": "Aguanta un minuto más.",
         },
         "en": {
-            "label": "Save FUE: prolonged exertion",
+            "label": "Save STR: prolonged exertion",
             "fail": "Suffers Light Fatigue.",
             "success": "Holds on one more minute.",
         },

@@ -11,6 +11,7 @@ from rules.texts import (
     _label,
     _lang,
     _title,
+    score_label,
     score_order,
     special_label,
 )
@@ -40,7 +41,7 @@ RULES: dict[str, dict[str, str]] = {
     ),
     "R4": _rule(
         "Heridas: Obstáculo en FUE, AGI y DES (leve −1, persistente −2, grave −3).",
-        "Wounds: Obstacle on FUE, AGI and DES (light −1, persistent −2, serious −3).",
+        "Wounds: Obstacle on STR, AGI and DEX (light −1, persistent −2, serious −3).",
     ),
     "R5": _rule(
         "Más Heridas sobre grave, o grave sobre otra Herida: incapacitado.",
@@ -76,7 +77,7 @@ RULES: dict[str, dict[str, str]] = {
     ),
     "R13": _rule(
         "Shock dura una Ronda, hasta superar TS VOL, o deja inconsciente.",
-        "Shock lasts a round, until a save VOL, or knocks out.",
+        "Shock lasts a round, until a save WIL, or knocks out.",
     ),
     "R14": _rule(
         "Emoción sobre grave: abatimiento (u otro E.Esp con específicos).",
@@ -120,7 +121,7 @@ RULES: dict[str, dict[str, str]] = {
     ),
     "R24": _rule(
         "Cada día sin Descanso: Fatiga persistente, y TS VOL o cae rendido (luego, derribado).",
-        "Each day without a Long rest: Persistent Fatigue, and save VOL or collapse "
+        "Each day without a Long rest: Persistent Fatigue, and save WIL or collapse "
         "(then knocked down).",
     ),
     "R25": _rule(
@@ -133,7 +134,7 @@ RULES: dict[str, dict[str, str]] = {
     ),
     "R27": _rule(
         "Opcional: esforzarse más minutos que la FUE pide TS FUE.",
-        "Optional: exertion for more minutes than FUE calls for save FUE.",
+        "Optional: exertion for more minutes than STR calls for save STR.",
     ),
     "base": _rule("Efecto directo", "Direct effect"),
     "DJ": _rule("Decisión del DJ", "GM decision"),
@@ -234,7 +235,7 @@ def describe(effect: dict[str, Any], lang: str = "es") -> str:
     if change == "scores":
         scores = effect.get("scores")
         listed = (
-            ", ".join(f"{k} {v}" for k, v in score_order(scores))
+            ", ".join(f"{score_label(k, code)} {v}" for k, v in score_order(scores))
             if isinstance(scores, dict)
             else ""
         )

@@ -136,6 +136,7 @@ ACCESS = {
     "history": Access.MEMBERS,
     "session_detail": Access.MEMBERS,
     "session_recap": Access.DJ,
+    "session_note": Access.DJ,
     "session_sheets": Access.MEMBERS,
     "session_log": Access.MEMBERS,
     "session_timeline_svg": Access.MEMBERS,
@@ -206,7 +207,8 @@ PJ_GRANTED = {"own": {"player", "dj"}, "other": {"dj"}}
 def url_patterns() -> list[tuple[str | None, tuple[str, ...]]]:
     """Every URL pattern, include()s followed, as (name, its keyword arguments).
 
-    The admin site's own patterns are left out (test_the_admin_sends_non_staff_to_its_login).
+    The admin site's own patterns are left out
+    (test_the_admin_shows_anyone_but_staff_the_apps_own_not_found_page).
     """
     found = []
 
@@ -581,11 +583,45 @@ class TestOnOneWorld:
         check_access(world, name, target, role, method)
 
     @pytest.mark.parametrize("role", ["anonymous", "player", "dj"])
-    def test_the_admin_sends_non_staff_to_its_login(self, world, role):
-        answer = ask(world, role, "GET", "/admin/")
+    @pytest.mark.parametrize(
+        "path",
+        [
+            "/admin/",
+            "/admin/login/?next=/admin/",
+            "/admin/campaign/campaign/",
+            "/admin/auth/user/1/change/",
+            "/admin/jsi18n/",
+            "/admin/no-existe/",
+        ],
+    )
+    def test_the_admin_shows_anyone_but_staff_the_apps_own_not_found_page(self, world, role, path):
+        response = world.client(role).get(path)
 
-        assert answer.status == 302
-        assert answer.location == reverse("admin:login") + "?next=/admin/"
+        assert response.status_code == 404
+        page = response.content.decode()
+        assert "Página no encontrada" in page and "Volver a tus campañas" in page
+        assert "administración de django" not in page.lower() and 'name="password"' not in page
+        # Posting to its login says no more: no form to try passwords on.
+        assert world.client(role).post("/admin/login/", {"username": "x"}).status_code == 404
+
+    def test_the_servers_staff_still_reach_the_admin(self, world):
+        staff = UserFactory(username="operadora", is_staff=True, is_superuser=True)
+        client = Client()
+        client.force_login(staff)
+
+        assert client.get("/admin/").status_code == 200
+        assert client.get(reverse("admin:campaign_campaign_changelist")).status_code == 200
+        # Logged in on the app's own page, the admin's login page sends them in.
+        assert client.get("/admin/login/").status_code == 302
+
+    def test_a_staff_account_that_was_switched_off_meets_the_not_found_page(self, world):
+        staff = UserFactory(username="antigua", is_staff=True, is_superuser=True)
+        client = Client()
+        client.force_login(staff)
+        staff.is_staff = False
+        staff.save(update_fields=["is_staff"])
+
+        assert client.get("/admin/").status_code == 404
 
     @pytest.mark.parametrize(
         ("name", "target", "role", "form_page"),

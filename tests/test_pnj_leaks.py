@@ -1,8 +1,12 @@
 """No player page, download, picture or live answer carries what the DJ has not revealed of
 a PNJ: the Demo's evening in progress (tests/pages.py) with a fight of unrevealed PNJ (one
 hidden until its first turn, a group of a Plantilla's copies) and an unrevealed ally in the
-party, crawled by every link a player's pages lead to, downloads and live answers too."""
+party, crawled by every link a player's pages lead to, downloads and live answers too (the
+history pages' live parts among them). Nor does it carry their state: why an unrevealed one
+left the fight, or that it lost its turn (the one hidden until its first turn loses every
+turn it has: it never shows)."""
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,6 +22,10 @@ from tests import pages
 TOKEN = "Zzq"
 # Not followed: the stream (endless) and the pages that write.
 SKIPPED = {"live_stream", "logout", "service_worker"}
+# What only the unrevealed PNJ's state says in the history's words (why one left the fight,
+# a turn lost): the rules and the guide, which explain the words, are left out of this check.
+STATE_WORDS = ("(inconsciente)", "Pierde el turno", "pierde el turno")
+DOCS = ("/reglas/", "/guia/")
 
 
 def _hidden_fight(staged: dict) -> dict:
@@ -35,18 +43,26 @@ def _hidden_fight(staged: dict) -> dict:
         character=jefe,
         event={"kind": "suffer", "type": "heridas", "grade": "grave"},
     )
+    # The lurker cannot act: each of its turns is lost, and it never shows.
+    services.event_record(
+        campaign=campaign,
+        character=lurker,
+        event={"kind": "suffer", "type": "shock", "grade": "persistente"},
+    )
     services.fight_start(
         campaign=campaign,
         order=[
             Slot(pj=jefe.pk),
             Slot(pj=group[0].pk, also=(group[1].pk, group[2].pk)),
-            Slot(pj=pj["Aiko"].pk),
+            Slot(pj=pj["Kenji"].pk),  # Aiko, in Shock grave, would lose her turns
             Slot(pj=lurker.pk),
         ],
     )
     services.fight_pass(campaign=campaign)  # the group's turn: the lurker still unseen
-    services.fight_out(campaign=campaign, character=group[1], why="huye")
-    return {"jefe": jefe, "lurker": lurker, "campaign": campaign}
+    services.fight_out(campaign=campaign, character=group[1], why="inconsciente")
+    for _turn in range(6):  # the group, Kenji, the lurker's lost turn; round 2 to the lurker's
+        services.fight_pass(campaign=campaign)
+    return {"jefe": jefe, "lurker": lurker, "campaign": campaign, "group": group}
 
 
 def _everything(client: Client, start: list[str]) -> dict[str, str]:
@@ -82,7 +98,13 @@ def _player_answers(staged: dict) -> dict[str, str]:
         f"{refresh}?foes=1",
         f"{reverse('live_changes')}?since={campaign.pk}:0",
     ]
-    return _everything(client, start)
+    answers = _everything(client, start)
+    # The history pages' live parts (static/js/history.js asks its page's own address).
+    for path in [p for p in answers if pages.route(p) in ("history", "session_detail")]:
+        response = client.get(path, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        answers[f"{path} (live)"] = response.content.decode()
+    return answers
 
 
 @pytest.mark.django_db
@@ -93,10 +115,49 @@ def test_a_player_reaches_nothing_the_dj_has_not_revealed():
 
     assert len(answers) > 20 and any("/hoja/" in path for path in answers)
     assert any(p.endswith((".csv", ".md", ".svg")) or "formato=" in p for p in answers), answers
+    live = [text for path, text in answers.items() if path.endswith("(live)")]
+    assert len(live) >= 3 and all('id="history-events"' in text for text in live)
     leaks = [path for path, text in answers.items() if TOKEN in text]
     assert leaks == []
+    told = [
+        (path, word)
+        for path, text in answers.items()
+        if not path.startswith(DOCS)
+        for word in STATE_WORDS
+        if word in text
+    ]
+    assert told == []
     sheet = next(t for p, t in answers.items() if p.endswith("/hoja/"))
     assert sheet.count("un enemigo") >= 2  # the Jefe and the group, the lurker unseen
+
+
+@pytest.mark.django_db
+def test_a_hidden_pnjs_lost_turn_is_no_turn_to_a_player():
+    """The lurker's turn is going on (lost, as each of its turns): the player's sheet names
+    nobody's turn, and its history leaves out the lost turns' passes, so nothing says a
+    hidden one is in the order; the one knocked out of the group counts as out."""
+    staged = pages.stage()
+    hidden = _hidden_fight(staged)
+    campaign = hidden["campaign"]
+    player = Client()
+    player.force_login(get_user_model().objects.get(username="kenji"))
+    dj = Client()
+    dj.force_login(get_user_model().objects.get(username="dj"))
+    number = campaign.sessions.order_by("number").last().number
+    session = reverse("session_detail", args=[campaign.slug, number])
+
+    sheet = player.get(reverse("sheet", args=[campaign.slug, staged["pj"]["Kenji"].pk]))
+    html = sheet.content.decode()
+    line = re.search(r'<p class="sheet-turn[^"]*">(.*?)</p>', html, re.S)
+    assert line and "Turno de" not in line.group(1), line.group(1)
+    assert "después de dos enemigos" in line.group(1)
+    assert "fuera de combate" in re.search(r'<section id="foes".*?</section>', html, re.S)[0]
+    theirs = player.get(session).content.decode()
+    ours = dj.get(session).content.decode()
+    assert ours.count("Pierde el turno") == 1 and theirs.count("Pierde el turno") == 0
+    assert theirs.count("Pasa el turno") == ours.count("Pasa el turno")
+    assert f"{TOKEN} ronin 2 sale del combate (inconsciente)" in ours
+    assert "Un enemigo sale del combate" in theirs
 
 
 @pytest.mark.django_db

@@ -1,5 +1,6 @@
 """Every page a DJ, a player or a visitor meets, in Spanish, with no English word of the
-engine and no internal code in its visible text (the cards' words, never the log's keys)."""
+engine and no internal code in its visible text (the cards' words, never the log's keys);
+and in English, with none of the Spanish edition's labels (FUE, DES, VOL, TS, E.Esp)."""
 
 import io
 import re
@@ -26,6 +27,9 @@ FORBIDDEN = re.compile(
 )
 # Slips of Spanish itself: a misspelling, a plural after one, a space before a colon.
 SLIPS = re.compile(r"carácteres|\b1 (sesiones|eventos|días|horas|minutos|rondas)\b|\w :")
+# The Spanish edition's labels an English page must not show: its scores read STR, AGI, DEX,
+# INT, WIL there (the log keeps the Spanish keys), a TS is a save, an E.Esp a special state.
+SPANISH_LABELS = re.compile(r"\b(FUE|DES|VOL|TS)\b|\bE\.Esp\b")
 # Attributes a person reads or hears, besides the text.
 READ_ATTRIBUTES = ("title", "aria-label", "alt", "placeholder")
 
@@ -192,3 +196,130 @@ def test_the_check_reads_the_pages_it_is_given(demo):
     client.post(reverse("set_language"), {"language": "en", "next": "/"})
     found = read_all(client, pages_of_the_dj(demo)[:5])
     assert any("Next round" in line for lines in found.values() for line in lines)
+
+
+def spanish_labels(html: str) -> list[str]:
+    return sorted(
+        {
+            m.group(0) + " ⟵ " + line
+            for line in visible(html).splitlines()
+            for m in SPANISH_LABELS.finditer(line)
+        }
+    )
+
+
+def read_all_in_english(client: Client, urls: list[str]) -> dict[str, list[str]]:
+    client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    found = {}
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.headers["Content-Language"] == "en", url
+        if response.get("Content-Type", "").startswith("text/html"):
+            if bad := spanish_labels(response.content.decode()):
+                found[url] = bad
+    return found
+
+
+def test_every_page_of_the_dj_in_english_reads_english_labels(demo):
+    client = Client()
+    client.force_login(demo.memberships.get(role="dj").user)
+    pages = pages_of_the_dj(demo)
+    pages.append(reverse("calculator", args=[demo.slug]) + "?pj=1&attribute=VOL&intent=fight")
+    assert read_all_in_english(client, pages) == {}
+
+
+def test_every_page_of_a_player_in_english_reads_english_labels(demo):
+    client = Client()
+    player = Character.objects.get(campaign=demo, name="Taro").player
+    client.force_login(player)
+    assert read_all_in_english(client, pages_of_a_player(demo, player)) == {}
+
+
+def test_the_english_check_catches_a_spanish_label():
+    assert spanish_labels("<p>FUE 3 · AGI 4</p>") and spanish_labels("<p>E.Esp: derribado</p>")
+    assert spanish_labels('<abbr title="TS VOL">x</abbr>')
+    assert not spanish_labels("<p>STR 3, DEX 4, WIL 2 · Special states: knocked down</p>")
+
+
+def test_a_pj_with_a_special_state_reads_english_labels_on_every_page_of_it(demo):
+    # The demo's PJ end with no E.Esp: one given here reaches the cards to print too.
+    from campaign import services
+
+    dj = demo.memberships.get(role="dj").user
+    taro = Character.objects.get(campaign=demo, name="Taro")
+    services.event_record(
+        campaign=demo,
+        character=taro,
+        event={"kind": "special", "name": "derribado", "on": True},
+        actor=dj,
+    )
+    client = Client()
+    client.force_login(dj)
+    slug = demo.slug
+    pages = [
+        reverse("board", args=[slug]),
+        reverse("sheet", args=[slug, taro.pk]),
+        reverse("character_cards", args=[slug, taro.pk]),
+        reverse(
+            "event_detail", args=[slug, StateEvent.objects.filter(campaign=demo).latest("seq").seq]
+        ),
+    ]
+    client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    cards = client.get(pages[2]).content.decode()
+    assert "Taro · Special state" in visible(cards)
+    assert read_all_in_english(client, pages) == {}
+
+
+# A Spanish label on an English page of docs only beside the English word it stands for.
+ENGLISH_OF = {"E.Esp": "special state", "TS": "save", "FUE": "STR", "DES": "DEX", "VOL": "WIL"}
+BLOCKS = ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "dt", "dd")
+
+
+class Blocks(HTMLParser):
+    """The text of each paragraph, list item, cell or heading, apart (a nested list's items
+    apart from the item that holds them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[list[str]] = []
+        self.done: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in BLOCKS:
+            self.stack.append([])
+
+    def handle_endtag(self, tag):
+        if tag in BLOCKS and self.stack:
+            self.done.append(" ".join("".join(self.stack.pop()).split()))
+
+    def handle_data(self, data):
+        if self.stack:
+            self.stack[-1].append(data)
+
+
+def unpaired_labels(html: str) -> list[str]:
+    parser = Blocks()
+    parser.feed(html)
+    return [
+        f"{label} ⟵ {block}"
+        for block in parser.done
+        for label, english in ENGLISH_OF.items()
+        if re.search(rf"\b{re.escape(label)}\b", block) and english.lower() not in block.lower()
+    ]
+
+
+def test_the_rules_and_the_guide_in_english_say_a_spanish_label_only_beside_its_english(db):
+    client = Client()
+    client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    for name in ("rules", "guide"):
+        response = client.get(reverse(name))
+        assert response.headers["Content-Language"] == "en"
+        assert unpaired_labels(response.content.decode()) == [], name
+
+
+def test_the_docs_check_catches_a_spanish_label_alone():
+    assert unpaired_labels("<ul><li>Give an E.Esp<ul><li>a special state</li></ul></li></ul>")
+    assert unpaired_labels("<p>a save FUE appears</p>")
+    assert not unpaired_labels("<li><strong>Special state</strong> (E.Esp): a state</li>")
+    assert not unpaired_labels("<td>STR, AGI, DEX</td><p>FUE is STR</p>")

@@ -86,6 +86,7 @@ class _Session:
     ended_at: datetime | None
     recap: str
     sheet_summary: dict  # ref (as text) -> what session_end kept
+    dj_note: str = ""  # the DJ's own note (a file made before it had none)
 
 
 @dataclass(slots=True)
@@ -287,6 +288,14 @@ def _characters(items: list, templates: set[int]) -> list[_Character]:
                 pnj=pnj,
             )
         )
+    # A PNJ added with its group shares the turn of one of them: a PNJ of the file.
+    pnj_refs = {c.ref for c in characters if c.kind == Character.Kind.PNJ}
+    for i, c in enumerate(characters):
+        if (lead := c.pnj.get("turn_with")) is not None and lead not in pnj_refs:
+            raise BackupError(
+                _("%(place)s: no PNJ of the file has the ref %(ref)s.")
+                % {"place": f"characters[{i}].turn_with", "ref": lead}
+            )
     return characters
 
 
@@ -338,6 +347,7 @@ def _sessions(items: list, refs: set[int]) -> list[_Session]:
                 ended_at=ended_at,
                 recap=_get(item, "recap", place, "text", default=""),
                 sheet_summary=summary,
+                dj_note=_get(item, "dj_note", place, "text", default=""),
             )
         )
     return sessions

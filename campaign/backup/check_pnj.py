@@ -24,6 +24,7 @@ PNJ_FIELDS = {
     "revealed": False,
     "lurking": False,
     "shows": Character.Shows.PALABRAS.value,
+    "turn_with": None,  # the ref of the PNJ whose turn it shares (one added as a group)
 }
 
 
@@ -146,6 +147,7 @@ def _pnj_fields(item: dict, place: str, kind: str, templates: set[int]) -> dict:
         "revealed": _get(item, "revealed", place, "bool", default=False),
         "lurking": _get(item, "lurking", place, "bool", default=False),
         "shows": shows,
+        "turn_with": _get(item, "turn_with", place, "positive", default=None, null=True),
     }
 
 

@@ -109,7 +109,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
                 "joined_seq": c.joined_seq,
                 "archived_at": _when(c.archived_at),
                 "secret_names": c.secret_names,
-                **(_pnj_fields(c, template_refs) if c.is_pnj else {}),
+                **(_pnj_fields(c, template_refs, refs) if c.is_pnj else {}),
             }
             for c in characters
         ],
@@ -123,6 +123,7 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
                 "started_at": _when(s.started_at),
                 "ended_at": _when(s.ended_at),
                 "recap": s.recap,
+                "dj_note": s.dj_note,
                 "sheet_summary": {
                     str(refs[int(pk)]): sheet
                     for pk, sheet in (s.sheet_summary or {}).items()
@@ -202,10 +203,16 @@ def export_chunks(campaign: Campaign) -> Iterator[str]:
     yield "\n]\n}\n"
 
 
-def _pnj_fields(character: Character, template_refs: dict[int, int]) -> dict:
-    """A PNJ's own fields (check.PNJ_FIELDS), its Plantilla by its ref in the file."""
-    fields = {name: getattr(character, name) for name in PNJ_FIELDS if name != "template"}
+def _pnj_fields(character: Character, template_refs: dict[int, int], refs: dict[int, int]) -> dict:
+    """A PNJ's own fields (check.PNJ_FIELDS), its Plantilla and the PNJ whose turn it
+    shares by their refs in the file."""
+    fields = {
+        name: getattr(character, name)
+        for name in PNJ_FIELDS
+        if name not in ("template", "turn_with")
+    }
     fields["template"] = template_refs.get(character.template_id or 0)
+    fields["turn_with"] = refs.get(character.turn_with_id or 0)
     return fields
 
 

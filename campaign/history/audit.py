@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Q, QuerySet, TextField
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery, TextField
 from django.db.models.functions import Cast
 from django.utils.translation import gettext as _
 
@@ -26,10 +26,12 @@ from ..present import lang
 from ..present.board import party_who
 from ..present.card import Card, build
 from ..present.events import event_label, linked, trail_text
-from ..present.figures import clock_parts, signed
-from .fights import FightNames, archived_text, order_text, out_text, slot_text
+from ..present.figures import clock_parts, score_words, signed
+from .fights import FightNames, fight_row, slot_text
 
 PAGE = 100
+# The fight's steps read past a page's last event, to learn how its last turn went.
+AFTER = 40
 
 
 @dataclass
@@ -148,6 +150,33 @@ def _scrub_effects(effects: list[dict], secret: set[str]) -> list[dict]:
     ]
 
 
+def _clocks_before(campaign: Campaign, ids: list[int]) -> dict[int, int]:
+    """The game clock at each event of `ids` that changed no PJ's state (a fight's start,
+    order or pass): the clock after the last event standing before it that did, so the
+    history says its day and time like any other's. Two queries, however long the log."""
+    if not ids:
+        return {}
+    last = (
+        StateEvent.objects.filter(campaign=campaign, void_at__isnull=True, seq__lt=OuterRef("seq"))
+        .filter(Exists(EventSnapshot.objects.filter(event=OuterRef("pk"))))
+        .order_by("-seq")
+        .values("pk")[:1]
+    )
+    before = dict(
+        StateEvent.objects.filter(pk__in=ids)
+        .annotate(before=Subquery(last))
+        .exclude(before=None)
+        .values_list("pk", "before")
+    )
+    at: dict[int, int] = {}
+    for event_id, clock in EventSnapshot.objects.filter(
+        event_id__in=set(before.values())
+    ).values_list("event_id", "state__clock"):
+        if isinstance(clock, int | float):
+            at[event_id] = max(at.get(event_id, 0), int(clock))
+    return {pk: at[was] for pk, was in before.items() if was in at}
+
+
 def _rounds(campaign: Campaign, seqs: list[int]) -> dict[int, int]:
     """The board's round (1, 2…) at each of `seqs`: 1 + rounds passed since the last
     campaign-wide time not counted in rounds (or a Descanso, or a fight's start)."""
@@ -204,12 +233,16 @@ def _fights(campaign: Campaign, seqs: list[int]) -> dict[int, turn_order.Fight]:
     later = wide.filter(event__kind=turn_order.KIND, seq__gte=min(seqs), seq__lte=max(seqs))
     if start is None and not later.exists():
         return {}
-    events = (
-        wide.filter(seq__gte=start or min(seqs), seq__lte=max(seqs))
-        .filter(Q(event__kind=turn_order.KIND) | Q(event__kind="time") | Q(event__kind="descanso"))
+    steps = (
+        wide.filter(
+            Q(event__kind=turn_order.KIND) | Q(event__kind="time") | Q(event__kind="descanso")
+        )
         .order_by("seq")
         .values_list("seq", "event")
     )
+    events = list(steps.filter(seq__gte=start or min(seqs), seq__lte=max(seqs)))
+    # A few steps after the last: how the turn going on then went (its pass, lost or not).
+    events += steps.filter(seq__gt=max(seqs))[:AFTER]
     return turn_order.turns(events, seqs)
 
 
@@ -224,6 +257,7 @@ def rows(
     ):
         if isinstance(clock, int | float):
             clocks[event_id] = max(clocks.get(event_id, 0), int(clock))
+    clocks.update(_clocks_before(campaign, [e.pk for e in events if e.pk not in clocks]))
     rounds = _rounds(campaign, [e.seq for e in events])
     fights = _fights(campaign, [e.seq for e in events])
     # For the DJ, a row is secret when the event was, or when it names what the DJ keeps
@@ -253,24 +287,32 @@ def rows(
         shown = event.event if viewer.is_dj else _scrub_event(event.event, viewer.secret)
         clock = clocks.get(event.pk)
         during = fights.get(event.seq)
-        if turn_order.is_fight(event.event) and event.event.get("do") in ("start", "order", "end"):
-            lines += _fight_lines(event, during, fighters)
+        label = event_label(shown)
+        turn = (
+            slot_text(during.current_slot, fighters.shown(during))
+            if during and during.current_slot
+            else ""
+        )
+        if turn_order.is_fight(event.event):
+            fight = fight_row(event, during, fighters)
+            if fight is None:
+                continue  # a step of the fight this viewer may not know of
+            label, turn = fight.label, fight.turn
+            lines += fight.lines
         out.append(
             Row(
                 seq=event.seq,
                 created_at=event.created_at,
                 clock=clock_parts(clock) if clock is not None else None,
                 round=during.round if during else rounds.get(event.seq, 1),
-                turn=slot_text(during.current_slot, fighters.shown(during))
-                if during and during.current_slot
-                else "",
+                turn=turn,
                 actor=event.actor.get_username() if event.actor else "",
                 # A player reads "Everyone" for the party: the others left out are not theirs.
                 who=party_who(event, names, in_play)
                 if viewer.is_dj or event.character_id or turn_order.is_fight(event.event)
                 else _("Everyone"),
                 character_id=event.character_id,
-                label=event_label(shown),
+                label=label,
                 lines=[(who, linked(text)) for who, text in lines],
                 plain_trail=" · ".join(
                     f"{who}: {text}" if len(lines) > 1 or not event.character_id else text
@@ -285,36 +327,6 @@ def rows(
             )
         )
     return out
-
-
-def _fight_lines(
-    event: StateEvent, during: turn_order.Fight | None, fighters: FightNames
-) -> list[tuple[str, str]]:
-    """A fight event's lines: who left it and why, the order it started with, changed to
-    or ended with, and (the DJ's) the enemies its end archived; each PNJ named as the
-    viewer may read it in the fight as it stood then."""
-    doing = event.event.get("do")
-    if doing == "end" or during is None:
-        fight = during or turn_order.step(None, event.seq, event.event)
-    else:
-        # A copy: the rows after this one read `during` as it was.
-        before = turn_order.Fight(
-            list(during.order), during.round, during.current, 0, set(during.seen), dict(during.out)
-        )
-        fight = turn_order.step(before, event.seq, event.event)
-    if fight is None:
-        return []
-    lines = []
-    out = event.event.get("out")
-    if doing == "order" and isinstance(out, dict) and isinstance(out.get("pj"), int):
-        if (name := fighters.one(out["pj"], fight)) is not None:
-            lines.append((_("Fight"), out_text(name, out.get("why"))))
-    if order := order_text(fight, fighters.shown(fight)):
-        lines.append((_("Fight"), _("Order: %(order)s") % {"order": order}))
-    archived = event.event.get("archived")
-    if doing == "end" and archived and isinstance(archived, list) and not fighters.for_player:
-        lines.append((_("Fight"), archived_text(archived, lambda pk: fighters.names.get(pk, "?"))))
-    return lines
 
 
 # -- one event: each PJ's state right before and right after ---------------------------
@@ -355,7 +367,7 @@ def _diff(before: dict, after: dict, secret: set[str], for_player: bool) -> list
         if value != old:
             out.append(
                 _("%(attribute)s modifier %(old)s → %(new)s")
-                % {"attribute": key, "old": signed(old), "new": signed(value)}
+                % {"attribute": score_words(key), "old": signed(old), "new": signed(value)}
             )
     # Counted, not just named: a pile of one check grows and shrinks one at a time.
     checks_before = Counter(p["check"] for p in before["pending"])

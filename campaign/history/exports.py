@@ -34,7 +34,7 @@ def _headers(dj: bool) -> list[str]:
         _("Round"),
         _("Turn"),
         _("By"),
-        _("PJ"),
+        _("Who"),  # a PJ, a PNJ, the fight, everyone
         _("What"),
         _("Rules"),
         _("Voided"),
@@ -76,8 +76,8 @@ def session_csv(rows: list[Row], *, dj: bool) -> str:
 
 
 def session_markdown(campaign: Campaign, session: GameSession, rows: list[Row], *, dj: bool) -> str:
-    """The session as Markdown: a title, its recap, and the rows as a table (voided
-    actions struck through)."""
+    """The session as Markdown: a title, its recap (the DJ's: their own note too), and the
+    rows as a table (voided actions struck through)."""
     headers = _headers(dj)
     title = _("Session %(number)s") % {"number": session.number}
     if session.title:
@@ -85,6 +85,9 @@ def session_markdown(campaign: Campaign, session: GameSession, rows: list[Row], 
     lines = [f"# {_md(campaign.name)} · {_md(title)}", ""]
     if session.recap:
         lines += [_md(session.recap), ""]
+    if dj and session.dj_note:
+        heading = _("DJ's note")
+        lines += [f"## {_md(heading)}", "", _md(session.dj_note), ""]
     lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         cells = _values(row, dj)

@@ -1,28 +1,21 @@
 """A fight's turn order in the history's words, for one viewer: the DJ reads every PNJ by
 name, a group by its members; a player reads PNJ only as campaign.reveal says, with the
 fight as it stood at that event (an unrevealed one as "un enemigo", none while it lurks
-unseen). The audit rows, the event page and the session exports all read fights here.
+unseen), and their state only when the DJ shows it (why one left the fight, a lost turn).
+The audit rows, the event page and the session exports all read fights here.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from .. import reveal
-from ..models import Campaign, Character
-from ..turn_order import Fight, Slot
-
-# Why one left the fight (turn_order.OUT_WHY), as the history says it.
-WHY = {
-    "incapacitado": gettext_lazy("incapacitated"),
-    "inconsciente": gettext_lazy("unconscious"),
-    "huye": gettext_lazy("flees"),
-    "otro": gettext_lazy("another reason"),
-}
+from ..models import Campaign, Character, StateEvent
+from ..present.events import event_label, out_label
+from ..turn_order import Fight, Slot, counted_names, step
 
 
 class FightNames:
@@ -55,17 +48,83 @@ class FightNames:
         the viewer does not see it."""
         if not self.for_player or pk not in self.pnj:
             return self.names.get(pk, "?")
-        how = reveal.seen(self.pnj[pk], fight)
+        how = reveal.seen(self.pnj[pk], fight, acting=reveal.turn_acts(fight, self.pnj))
         return how.name if how is not None else None
+
+    def state_shown(self, pk: int) -> bool:
+        """Whether the viewer reads `pk`'s state: why it left the fight, a turn it lost."""
+        return not self.for_player or pk not in self.pnj or reveal.state_shown(self.pnj[pk])
+
+
+@dataclass
+class FightRow:
+    """A fight event as one viewer reads it in the history: what it did, its lines (the
+    order, the enemies archived) and whose turn it was."""
+
+    label: str
+    lines: list[tuple[str, str]]
+    turn: str
+
+
+def fight_row(record: StateEvent, during: Fight | None, fighters: FightNames) -> FightRow | None:
+    """A fight event (`during`: the fight as it stood before it) as the viewer reads it;
+    None when the viewer may not know it happened: the pass of a turn a PNJ still hidden
+    from players lost. Players read a lost turn as a turn passed unless they see the state
+    of everyone in its slot, and why one left the fight only when they see its state."""
+    event = record.event
+    doing = event.get("do")
+    after = fight_after(record, during)
+    label = event_label(event)
+    slot = during.current_slot if during is not None else None
+    turn = slot_text(slot, fighters.shown(during)) if during is not None and slot else ""
+    if doing == "pass" and during is not None and slot is not None:
+        if fighters.for_player and not reveal.visible(slot, fighters.shown(during)):
+            return None
+        if event.get("lost") and not all(fighters.state_shown(pk) for pk in slot.members):
+            label = event_label({**event, "lost": False})
+    out = event.get("out")
+    if doing == "order" and after is not None and isinstance(out, dict):
+        pk = out.get("pj")
+        name = fighters.one(pk, after) if isinstance(pk, int) else None
+        if isinstance(pk, int) and name is not None:
+            why = out.get("why") if fighters.state_shown(pk) else None
+            label = out_label(name, why)
+    lines = _lines(record, after, fighters) if doing in ("start", "order", "end") else []
+    return FightRow(label, lines, turn)
+
+
+def fight_after(record: StateEvent, during: Fight | None) -> Fight | None:
+    """The fight right after `record` (its end: as it stood before it), a copy of its own."""
+    if record.event.get("do") == "end" or during is None:
+        return during or step(None, record.seq, record.event)
+    return step(during.copy(), record.seq, record.event)
+
+
+def _lines(record: StateEvent, fight: Fight | None, fighters: FightNames) -> list[tuple[str, str]]:
+    """A fight event's lines: the order it started with, changed to or ended with, and (the
+    DJ's) the enemies its end archived; each PNJ named as the viewer may read it."""
+    if fight is None:
+        return []
+    lines = []
+    if order := order_text(fight, fighters.shown(fight)):
+        lines.append((_("Fight"), _("Order: %(order)s") % {"order": order}))
+    archived = record.event.get("archived")
+    if (
+        record.event.get("do") == "end"
+        and archived
+        and isinstance(archived, list)
+        and not fighters.for_player
+    ):
+        lines.append((_("Fight"), archived_text(archived, lambda pk: fighters.names.get(pk, "?"))))
+    return lines
 
 
 def slot_text(slot: Slot, shown: dict[int, str]) -> str:
     """A slot's name: a group lists its members ("Bandido 1, Bandido 2"), a name that comes
-    back once with how many ("an enemy ×3"); "" when the viewer sees none of it."""
+    back once with how many ("three enemies"); "" when the viewer sees none of it."""
     if slot.pj is None:
         return slot.name  # someone named in a log from before PNJ
-    counted = Counter(shown[pk] for pk in slot.members if pk in shown)
-    return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counted.items())
+    return counted_names([shown[pk] for pk in slot.members if pk in shown])
 
 
 def order_text(fight: Fight, shown: dict[int, str]) -> str:
@@ -76,14 +135,6 @@ def order_text(fight: Fight, shown: dict[int, str]) -> str:
         if name := slot_text(slot, shown):
             parts.append(f"{name} ({slot.init})" if slot.init is not None else name)
     return " → ".join(parts)
-
-
-def out_text(name: str, why: object) -> str:
-    """ "Bandido 2 out of the fight (flees)" """
-    reason = WHY.get(why) if isinstance(why, str) else None
-    if reason is None:
-        return _("%(name)s out of the fight") % {"name": name}
-    return _("%(name)s out of the fight (%(why)s)") % {"name": name, "why": reason}
 
 
 def archived_text(pks: list, names: Callable[[int], str]) -> str:

@@ -8,7 +8,6 @@ and pages read are listed in history.timeline.
 
 from __future__ import annotations
 
-import bisect
 import math
 from xml.sax.saxutils import escape, quoteattr
 
@@ -22,14 +21,21 @@ from ..models import Character, GameSession
 from ..present import lang
 from ..present.figures import gap_words
 from .timeline import Lane, Marker, Segment, _domain, _grade_label, _lanes, _load, when
+from .timeline_axis import (
+    FONT,
+    MARGIN,
+    PLOT_X0,
+    PLOT_X1,
+    WIDTH,
+    Scale,
+    axis_scale,
+    label_x,
+    text_width,
+    ticks_at_moments,
+    ticks_between,
+)
 
-# Geometry, in viewBox units. 520 wide: a font of 18 is 10 px in a picture 290 px wide.
-WIDTH = 520
-MARGIN = 12
-GUTTER = 92  # the band labels, left of the plot
-PLOT_X0 = MARGIN + GUTTER + 8  # the first game second
-PLOT_X1 = WIDTH - MARGIN - 8  # the last one
-FONT = 18
+# Geometry, in viewBox units (the width and the plot's: timeline_axis).
 FONT_NAME = 21
 FONT_TITLE = 23
 BAND_H = 24
@@ -38,13 +44,6 @@ STEP = 17  # between marker centres
 ROWS = 3  # marker rows in a lane before they go into columns
 MAX_COLS = 5  # columns of one cluster of markers before a "+N" badge
 R = 6.5  # a marker's radius
-
-TICK_STEPS = (
-    1, 2, 5, 10, 15, 30,
-    60, 120, 300, 600, 900, 1200, 1800,
-    3600, 7200, 10800, 14400, 21600, 28800, 43200,
-    86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400,
-)  # fmt: skip
 
 # Fill and the letter's colour per grade; "none" is the band's own background.
 GRADE_FILL = {
@@ -62,101 +61,14 @@ GREEN = "#17803d"
 RED = "#b42318"
 
 
-def _text_width(text: str, size: float, em: float = 0.56) -> float:
-    """An estimate of a sans-serif text's width (no font metrics on the server)."""
-    return len(text) * size * em
-
-
 def _fit(text: str, size: float, width: float) -> str:
-    if _text_width(text, size) <= width:
+    if text_width(text, size) <= width:
         return text
     keep = max(1, int(width / (size * 0.56)) - 1)
     return text[:keep].rstrip() + "…"
 
 
-# -- data -----------------------------------------------------------------------------------
-
-
-def _ticks(lo: int, hi: int) -> list[int]:
-    """Round game times inside [lo, hi]: the shortest step whose labels do not touch."""
-    span = hi - lo
-    plot = PLOT_X1 - PLOT_X0
-    ticks: list[int] = []
-    for step in TICK_STEPS:
-        if span / step > plot / 40:
-            continue  # never room for that many labels
-        ticks = list(range(math.ceil(lo / step) * step, hi + 1, step))
-        room = max((_text_width(when(t), FONT, 0.54) for t in ticks), default=0) + 14
-        if step * plot / span >= room:
-            return ticks
-    return ticks
-
-
-class Scale:
-    """Game time to x: linear between knots (t, x), in order. Two knots make the plain
-    linear axis; more give each moment where something happens its room (_scale)."""
-
-    def __init__(self, knots: list[tuple[int, float]]) -> None:
-        self.knots = knots
-        self.lo, self.hi = knots[0][0], knots[-1][0]
-
-    @classmethod
-    def linear(cls, lo: int, hi: int) -> Scale:
-        return cls([(lo, PLOT_X0), (hi, PLOT_X1)])
-
-    def __call__(self, t: float) -> float:
-        knots = self.knots
-        i = bisect.bisect_right([k for k, _x in knots], t) - 1
-        i = min(max(i, 0), len(knots) - 2)
-        (t0, x0), (t1, x1) = knots[i], knots[i + 1]
-        return x0 if t1 == t0 else x0 + (t - t0) / (t1 - t0) * (x1 - x0)
-
-
-MIN_GAP = 4.0  # viewBox units: moments closer than this on a linear axis are crowded
-BREAK = 3600  # seconds: a longer stretch where nothing happens is shortened, and marked
-
-
-def _scale(lanes: list[Lane], lo: int, hi: int) -> tuple[Scale, list[tuple[int, int]]]:
-    """The axis for these lanes, and the stretches it shortened.
-
-    Linear when every two moments where something happens (a band changes grade, a
-    marker, a lane starts or ends) stand apart; else each gap between moments gets a
-    share of the width by its kind, not its length: a minute or less 1, up to an hour 1.5,
-    longer 2 (shortened, and marked on the axis). So a fight of a few rounds in a
-    two-day session is drawn wide enough to read."""
-    seen = {lo, hi}
-    for lane in lanes:
-        seen.update((lane.start, lane.end))
-        seen.update(m.at for m in lane.markers)
-        for seg in lane.segments:
-            seen.update((seg.start, seg.end))
-    moments = sorted(t for t in seen if lo <= t <= hi)
-    plot = PLOT_X1 - PLOT_X0
-    gaps = list(zip(moments, moments[1:], strict=False))
-    if all((b - a) / (hi - lo) * plot >= MIN_GAP for a, b in gaps):
-        return Scale.linear(lo, hi), []
-
-    def weight(gap: int) -> float:
-        return 1.0 if gap <= 60 else 1.5 if gap <= BREAK else 2.0
-
-    total = sum(weight(b - a) for a, b in gaps)
-    knots, x = [(moments[0], float(PLOT_X0))], float(PLOT_X0)
-    for a, b in gaps:
-        x += weight(b - a) / total * plot
-        knots.append((b, x))
-    return Scale(knots), [(a, b) for a, b in gaps if b - a > BREAK]
-
-
-def _ticks_at_moments(x: Scale) -> list[int]:
-    """On an axis of moments: label the moments themselves, as many as fit."""
-    ticks: list[int] = []
-    last = -1e9
-    for t, at in x.knots:
-        room = _text_width(when(t), FONT, 0.54) + 14
-        if at - last >= room:
-            ticks.append(t)
-            last = at
-    return ticks
+# -- bands ----------------------------------------------------------------------------------
 
 
 SEVERITY = {None: 0, "leve": 1, "grave": 2, "persistente": 3}
@@ -174,13 +86,13 @@ def _merged(segments: list[Segment], x: Scale) -> list[tuple[Segment, int]]:
             out.append((run[0], 0))
         elif run:
             worst = max(run, key=lambda g: SEVERITY[g.grade]).grade
-            out.append((Segment(run[0].type, worst, run[0].start, run[-1].end), len(run)))
+            first, last = run[0], run[-1]
+            merged = Segment(first.type, worst, first.start, last.end, first.p0, last.p1)
+            out.append((merged, len(run)))
         run.clear()
 
-    for seg in sorted(segments, key=lambda g: g.start):
-        if run and (
-            x(seg.end) - x(seg.start) >= MIN_SEG or x(run[-1].end) - x(run[0].start) >= MIN_SEG
-        ):
+    for seg in sorted(segments, key=lambda g: g.p0):
+        if run and (x(seg.p1) - x(seg.p0) >= MIN_SEG or x(run[-1].p1) - x(run[0].p0) >= MIN_SEG):
             close()
         run.append(seg)
     close()
@@ -195,35 +107,63 @@ def _layout(markers: list[Marker], x: Scale) -> tuple[int, list[tuple[float, int
 
     Markers closer than a marker's width form a cluster: it fills ROWS rows, then up to
     MAX_COLS columns around its time, and the rest goes into one badge with their texts.
+    A cluster pushed by those before it against the right edge joins the one before it.
     """
-    markers = sorted(markers, key=lambda m: (m.at, m.seq))
+    markers = sorted(markers, key=lambda m: (m.p, m.seq))
     clusters: list[list[Marker]] = []
     for m in markers:
-        if clusters and x(m.at) - x(clusters[-1][0].at) < STEP * 0.75:
+        if clusters and x(m.p) - x(clusters[-1][0].p) < STEP * 0.75:
             clusters[-1].append(m)
         else:
             clusters.append([m])
+    while (crowded := _placed(clusters, x)) is not None:
+        clusters[crowded - 1] += clusters.pop(crowded)
     badges = []
     rows_used = 0
-    right = -math.inf
-    for cluster in clusters:
-        capacity = ROWS * MAX_COLS
-        shown = cluster if len(cluster) <= capacity else cluster[: capacity - 1]
-        hidden = cluster[len(shown) :]
-        slots = len(shown) + (1 if hidden else 0)
-        cols = math.ceil(slots / ROWS)
-        centre = sum(x(m.at) for m in cluster) / len(cluster)
-        left = centre - (cols - 1) * STEP / 2
-        left = max(left, right + STEP, PLOT_X0)
-        left = min(left, PLOT_X1 - (cols - 1) * STEP)
+    for cluster, left, _cols in _spans(clusters, x):
+        shown, hidden = _shown(cluster)
         for i, m in enumerate(shown):
             m.x, m.row = left + (i // ROWS) * STEP, i % ROWS
         if hidden:
             i = len(shown)
             badges.append((left + (i // ROWS) * STEP, i % ROWS, hidden))
-        rows_used = max(rows_used, min(ROWS, slots))
-        right = left + (cols - 1) * STEP
+        rows_used = max(rows_used, min(ROWS, len(shown) + (1 if hidden else 0)))
     return rows_used, badges
+
+
+def _shown(cluster: list[Marker]) -> tuple[list[Marker], list[Marker]]:
+    """A cluster's markers drawn, and those in its "+N" badge."""
+    capacity = ROWS * MAX_COLS
+    shown = cluster if len(cluster) <= capacity else cluster[: capacity - 1]
+    return shown, cluster[len(shown) :]
+
+
+def _spans(clusters: list[list[Marker]], x: Scale) -> list[tuple[list[Marker], float, int]]:
+    """Each cluster with the x of its first column and its number of columns: centred on
+    its markers' times, right of the one before it, inside the plot."""
+    out = []
+    right = -math.inf
+    for cluster in clusters:
+        shown, hidden = _shown(cluster)
+        cols = math.ceil((len(shown) + (1 if hidden else 0)) / ROWS)
+        centre = sum(x(m.p) for m in cluster) / len(cluster)
+        left = centre - (cols - 1) * STEP / 2
+        left = max(left, right + STEP, PLOT_X0)
+        left = min(left, PLOT_X1 - (cols - 1) * STEP)
+        out.append((cluster, left, cols))
+        right = left + (cols - 1) * STEP
+    return out
+
+
+def _placed(clusters: list[list[Marker]], x: Scale) -> int | None:
+    """The first cluster the right edge pushed onto the one before it, or None."""
+    spans = _spans(clusters, x)
+    for i in range(1, len(spans)):
+        _cluster, left, _cols = spans[i]
+        _before, before_left, before_cols = spans[i - 1]
+        if left < before_left + before_cols * STEP - 0.01:
+            return i
+    return None
 
 
 def _shape(m: Marker, cx: float, cy: float) -> str:
@@ -274,7 +214,7 @@ def _flow(items: list[tuple[str, str]], y: float, size: float) -> tuple[list[str
     parts = []
     x0, x = float(MARGIN), float(MARGIN)
     for swatch, label in items:
-        width = 22 + _text_width(label, size, 0.55) + 18
+        width = 22 + text_width(label, size, 0.55) + 18
         if x > x0 and x + width - 18 > WIDTH - MARGIN:
             x, y = x0, y + size + 10
         parts.append(
@@ -327,24 +267,23 @@ def _legend(ids: str, y: float, code: str) -> tuple[str, float]:
     return f'<g class="tl-legend">{"".join(parts)}</g>', y
 
 
-def _axis(x: Scale, ticks: list[int], breaks: list[tuple[int, int]], y_text: float) -> str:
+def _axis(x: Scale, ticks: list[float], breaks: list[tuple[float, float]], y_text: float) -> str:
     """The game-time axis at `y_text`: its ticks, and a mark on each shortened stretch."""
     out = []
     for t in ticks:
-        label = when(t)
-        half = _text_width(label, FONT) / 2
-        cx = min(max(x(t), MARGIN + half), WIDTH - MARGIN - half)
+        label = when(int(t))
+        cx = label_x(x(t), label)
         out.append(
             f'<text x="{cx:.1f}" y="{y_text:.1f}" font-size="{FONT}" fill="{MUTED}" '
-            f'text-anchor="middle" data-at="{t}">{escape(label)}</text>'
+            f'text-anchor="middle" data-at="{int(t)}">{escape(label)}</text>'
         )
     for a, b in breaks:  # a shortened stretch: a break in the axis, with its length
         mid = (x(a) + x(b)) / 2
-        gap = _("%(span)s without events (shortened)") % {"span": gap_words(b - a)}
+        gap = _("%(span)s without events (shortened)") % {"span": gap_words(int(b) - int(a))}
         out.append(
             f'<text x="{mid:.1f}" y="{y_text - FONT - 2:.1f}" font-size="{FONT}" '
-            f'fill="{MUTED}" text-anchor="middle" class="tl-break" data-from="{a}" '
-            f'data-to="{b}"><title>{escape(gap)}</title>≈</text>'
+            f'fill="{MUTED}" text-anchor="middle" class="tl-break" data-from="{int(a)}" '
+            f'data-to="{int(b)}"><title>{escape(gap)}</title>≈</text>'
         )
     return f'<g class="tl-axis">{"".join(out)}</g>'
 
@@ -371,7 +310,7 @@ def _markers(lane: Lane, x: Scale, top: float) -> tuple[list[str], int]:
     return out, rows_used
 
 
-def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[int, int], ids: str, code: str):
+def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[float, float], ids: str, code: str):
     """One E.Alt type's band of a lane at height `by`: its label, and a stretch per grade."""
     pj = lane.character.pk
     lo, hi = span
@@ -384,11 +323,11 @@ def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[int, int], ids: s
         f'stroke-width="1"/>'
     ]
     for seg, merged in _merged([g for g in lane.segments if g.type == t], x):
-        x0 = x(seg.start)
-        w = max(x(seg.end) - x0, 1.5)
-        if seg.start == lo:
+        x0 = x(seg.p0)
+        w = max(x(seg.p1) - x0, 1.5)
+        if seg.p0 == lo:
             x0, w = PLOT_X0 - 8, w + 8
-        if seg.end == hi:
+        if seg.p1 == hi:
             w += 8
         tip = (
             f"{lane.character.name} · {type_label}: {_grade_label(seg.grade, code)} · "
@@ -414,7 +353,13 @@ def _band(lane: Lane, t: str, by: float, x: Scale, span: tuple[int, int], ids: s
 
 
 def _lane(
-    lane: Lane, x: Scale, ticks: list[int], span: tuple[int, int], y: float, ids: str, code: str
+    lane: Lane,
+    x: Scale,
+    ticks: list[float],
+    span: tuple[float, float],
+    y: float,
+    ids: str,
+    code: str,
 ) -> tuple[str, float]:
     """One PJ's lane from `y` down: its name, its markers, a band per type and the ticks'
     lines across them; and where it ends."""
@@ -488,10 +433,14 @@ def session_svg(
     lo, hi = _domain(lanes)
     for lane in lanes:
         for t in TYPES:
-            since, grade = lane.open_at[t]
-            lane.segments.append(Segment(t, grade, since, hi))
-    x, breaks = _scale(lanes, lo, hi)
-    ticks = _ticks(lo, hi) if not breaks and len(x.knots) == 2 else _ticks_at_moments(x)
+            since, since_p, grade = lane.open_at[t]
+            lane.segments.append(Segment(t, grade, since, max(int(hi), since), since_p, hi))
+    x, breaks = axis_scale(lanes, lo, hi)
+    ticks: list[float] = (
+        [float(t) for t in ticks_between(math.ceil(lo), int(hi))]
+        if not breaks and len(x.knots) == 2
+        else ticks_at_moments(x)
+    )
 
     # The patterns: persistente is hatched as well as dark, so it reads without colour.
     body = [
@@ -532,8 +481,8 @@ def session_svg(
         "Game time from %(start)s to %(end)s for %(names)s: for each PJ, a band per E.Alt type "
         "shaded by its active grade, and markers for E.Esp gained or lost, checks and voided "
         "events."
-    ) % {"start": when(lo), "end": when(hi), "names": names}
-    extra = f' data-session="{session.number}" data-from="{lo}" data-to="{hi}" ' + (
+    ) % {"start": when(int(lo)), "end": when(int(hi)), "names": names}
+    extra = f' data-session="{session.number}" data-from="{int(lo)}" data-to="{int(hi)}" ' + (
         f'data-x0="{PLOT_X0}" data-x1="{PLOT_X1}"'
     )
     return _svg(ids=ids, height=height, title=title, desc=desc, body=body, extra=extra)

@@ -108,20 +108,34 @@ def changes_between(
     return [Change(*row[:4], row[4] == "pnj") for row in rows]
 
 
+def moved(cursors: dict[int, int]) -> dict[int, int]:
+    """Those of `cursors` whose campaign's cursor moved past the one given, in one plain
+    query: the campaign's cursor moves in the transaction that adds its changes, most reads
+    find nothing, and the ORM's query costs about ten times the CPU of this one."""
+    if not cursors:
+        return {}
+    table = connection.ops.quote_name(Campaign._meta.db_table)
+    pk = connection.ops.quote_name(Campaign._meta.pk.column)
+    column = connection.ops.quote_name(Campaign._meta.get_field("change_cursor").column)
+    marks = ", ".join(["%s"] * len(cursors))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {pk}, {column} FROM {table} WHERE {pk} IN ({marks})", list(cursors))
+        return {pk: cursors[pk] for pk, now in cursor.fetchall() if now > cursors[pk]}
+
+
 def changes_after(
-    cursors: dict[int, int], limit: int = FETCH_LIMIT, *, sweep: bool = False
+    cursors: dict[int, int], limit: int = FETCH_LIMIT, *, sweep: bool = True
 ) -> dict[int, list[Change]]:
     """Each campaign's changes after its cursor, in one query: {campaign id: [Change]}.
 
-    A `sweep` (every campaign a process follows, hundreds of them) first reads the
-    campaigns' own cursors, by primary key, and then the changes of those that moved only,
-    rather than one condition per campaign over the changes.
+    A `sweep` (a poll's tick over every campaign a process follows, hundreds of them, most
+    of them quiet) first reads the campaigns' own cursors (`moved`), and then the changes of
+    those that moved only. Without it the caller knows they moved (a NOTIFY named them).
     """
     if sweep:
-        now = Campaign.objects.filter(pk__in=cursors).values_list("pk", "change_cursor")
-        cursors = {pk: cursors[pk] for pk, cursor in now if cursor > cursors[pk]}
-        if not cursors:
-            return {}
+        cursors = moved(cursors)
+    if not cursors:
+        return {}
     where = Q()
     for campaign_id, cursor in cursors.items():
         where |= Q(campaign_id=campaign_id, cursor__gt=cursor)
@@ -234,7 +248,10 @@ class Feed:
             woken = set(self.wakes)
         else:
             woken = {None, *(change.player for change in new if change.player is not None)}
-        for audience in woken & set(self.wakes):
+        # Players' streams first, the DJ's last: each stream asks the hub's one thread for
+        # its kind's rendering in the order they wake, and the DJ who tapped already has
+        # the change in the tap's own answer.
+        for audience in sorted(woken & set(self.wakes), key=lambda audience: audience is None):
             # A fresh event per advance: every stream waiting on the old one wakes once.
             self.wakes.pop(audience).set()
         # The streams left asleep had handled everything, and hear none of this: they

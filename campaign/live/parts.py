@@ -147,6 +147,7 @@ def _part(reads: _Reads, key: tuple) -> object:
             "campaign": reads.campaign,
             "clock": clock_parts(reads.now.clock),
             "round": reads.now.round,
+            "in_fight": reads.now.fight is not None,
             "updated": timezone.now(),
         }
         return render_to_string("campaign/sheet/_status.html", context)

@@ -1,6 +1,8 @@
 """The DJ's board: its cards and the panels every action refreshes (clock, fight, undo,
 recent events), from the board's data (selectors.board_view)."""
 
+import re
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
@@ -8,11 +10,12 @@ from django.utils.translation import ngettext
 from rules import texts
 from rules.vocab import GRADES
 
+from .. import reveal
 from ..models import Character, Reminder, StateEvent
 from ..reminders import END, ROUND, START, due
 from ..selectors import BoardView, pnj_made, tap_base
 from ..taps import CALCULATOR_ATTRIBUTES, WATCH_ROWS_MAX, WatchRow
-from ..turn_order import OUT_WHY, Fight, slot_name, turn_lost
+from ..turn_order import OUT_WHY, Fight, Slot, slot_name, turn_lost
 from . import lang
 from .card import Card, board_card
 from .figures import clock_parts
@@ -25,7 +28,7 @@ OUT_WORDS = {
     "incapacitado": _lazy("incapacitated"),
     "inconsciente": _lazy("unconscious"),
     "huye": _lazy("fled"),
-    "otro": _lazy("out of the fight"),
+    "otro": _lazy("another reason"),  # not "out of the fight" again: the choices' heading
 }
 
 TIME_BUTTONS = (
@@ -91,6 +94,25 @@ def party_who(event: StateEvent, names: dict[int, str], in_play: set[int]) -> st
     return ", ".join(sorted(names.get(pk, "?") for pk in reached))
 
 
+# A copy's name: its Plantilla's (or the name typed) and its number ("Bandido 3").
+_NUMBERED = re.compile(r"^(.*\S) (\d{1,3})$")
+
+
+def short_name(slot: Slot, names: dict[int, str]) -> str:
+    """A slot as the board's narrow places read it (its order's chips, its turn line and
+    pass button): a group of copies by their name and numbers, "Bandido 1–6" for a run of
+    three or more, else "Bandido 1, 3"; any other slot as turn_order.slot_name reads it."""
+    if slot.pj is not None and slot.also:
+        found = [_NUMBERED.match(names.get(pk, "")) for pk in slot.members]
+        copies = [m for m in found if m is not None]
+        if len(copies) == len(found) and len({m.group(1) for m in copies}) == 1:
+            base, numbers = copies[0].group(1), sorted(int(m.group(2)) for m in copies)
+            if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+                return f"{base} {numbers[0]}–{numbers[-1]}"
+            return f"{base} {', '.join(map(str, numbers))}"
+    return slot_name(slot, names)
+
+
 def fight_view(
     now: Fight | None, names: dict[int, str], in_play: dict[int, Character]
 ) -> dict | None:
@@ -102,9 +124,11 @@ def fight_view(
     slots = []
     for i, slot in enumerate(now.order):
         acting = [in_play[pk] for pk in slot.members if pk in in_play]
+        name, full = short_name(slot, names), slot_name(slot, names)
         slots.append(
             {
-                "name": slot_name(slot, names),
+                "name": name,
+                "full": full if full != name else "",  # the chip's title: every copy by name
                 "pj": slot.pj,
                 "members": slot.members,
                 "init": slot.init,
@@ -128,7 +152,7 @@ def fight_view(
         "out": now.out,
         "fighting": now.fighting,
         # Who has had a turn (a PNJ hidden until its first turn shows from then on).
-        "seen": {pk for s in now.order if s.key in now.seen for pk in s.members} | set(now.out),
+        "seen": reveal.appeared(now, in_play),
         "has_enemies": any(
             in_play[pk].is_pnj and in_play[pk].side == Character.Side.ENEMIGO
             for pk in now.fighting | set(now.out)
@@ -215,11 +239,11 @@ def panels(view: BoardView) -> dict:
     in_play = {c.pk for c in view.characters}
     for event in view.recent:  # for the template, each said once (the list, the void form)
         event.who = party_who(event, view.names, in_play)  # type: ignore[attr-defined]
-        event.words = event_label(event.event)  # type: ignore[attr-defined]
+        event.words = event_label(event.event, view.names)  # type: ignore[attr-defined]
     latest = view.latest
     if latest is not None and not hasattr(latest, "who"):  # older than `recent`
         latest.who = party_who(latest, view.names, in_play)  # type: ignore[attr-defined]
-        latest.words = event_label(latest.event)  # type: ignore[attr-defined]
+        latest.words = event_label(latest.event, view.names)  # type: ignore[attr-defined]
     # Deshacer takes back the newest event, unless its session has ended (then the event's
     # own page voids it).
     undo_note = _("Nothing to undo")

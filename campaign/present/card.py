@@ -223,12 +223,15 @@ def build(
     *,
     catalogue: Mapping[str, object] | None = None,
     for_player: bool = False,
+    owner: bool = True,
     especificos: bool = False,
 ) -> Card:
     """The card of `character` in `state` (public keys, rules/README.md §8), in the UI language.
 
     `catalogue` maps names to CatalogueEntry rows, for the effect text of E.Esp, diseases
-    and poisons; `for_player` drops the names the DJ marked secret.
+    and poisons; `for_player` drops the names the DJ marked secret. A secret Afección still
+    shows its owner its phase's effect, under no name; `owner` False (another player's
+    view: the party, a PNJ) shows nothing of it.
     """
     code = lang()
     catalogue = catalogue or {}
@@ -278,12 +281,16 @@ def build(
         )
     affliction_chips = []
     for name in state["afflictions"]:
-        if for_player and name in secret:
-            continue
         entry = catalogue.get(name)
         effect = ""
         if entry is not None and phase:
             effect = getattr(entry, f"effect_{phase}", "") or getattr(entry, "effect", "")
+        if for_player and name in secret:
+            # The player feels the phase's effect, but does not learn its source's name:
+            # a chip without a name, so the DJ need not say the symptoms aloud.
+            if owner:
+                affliction_chips.append(Chip("", capfirst(_("secret source")), effect))
+            continue
         affliction_chips.append(
             Chip(name, capfirst(texts.special_label(name, code)), effect, name in secret)
         )
@@ -299,7 +306,7 @@ def build(
         by_name[p["check"]] = PendingCheck(
             check=p["check"],
             label=text["label"],
-            attribute=p["attribute"],
+            attribute=texts.score_label(p["attribute"], code),
             score=scores.get(p["attribute"]),
             optional=p["optional"],
             rule=CHECK_RULE[p["check"]],

@@ -7,14 +7,16 @@ becomes a link to its explanation on the rules page.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from rules import RuleError, texts, trail
 
@@ -118,13 +120,31 @@ def _sleep(event: dict, code: str) -> str:
     return text
 
 
+# Why one left the fight (turn_order.OUT_WHY), as the history says it.
+WHY = {
+    "incapacitado": gettext_lazy("incapacitated"),
+    "inconsciente": gettext_lazy("unconscious"),
+    "huye": gettext_lazy("flees"),
+    "otro": gettext_lazy("another reason"),
+}
+
+
+def out_label(name: str, why: object) -> str:
+    """ "Bandido 2 leaves the fight (flees)"; `why` None: not said (a player who may not
+    read that PNJ's state)."""
+    reason = WHY.get(why) if isinstance(why, str) else None
+    if reason is None:
+        return capfirst(_("%(name)s leaves the fight") % {"name": name})
+    return capfirst(_("%(name)s leaves the fight (%(why)s)") % {"name": name, "why": reason})
+
+
 def _fight(event: dict, code: str) -> str:
     doing = event.get("do")
     if doing == "start":
         return _("The fight starts")
     if doing == "order":
-        # One taken out of the fight (its name is the history's to give: players may not
-        # know it).
+        # One taken out of the fight: its name is the viewer's to read (event_label with
+        # names; the history's fights.fight_row for players, who may not know it).
         return _("One leaves the fight") if "out" in event else _("New turn order")
     if doing == "pass":
         return _("Turn lost") if event.get("lost") else _("Turn passes")
@@ -149,9 +169,11 @@ def _special(event: dict, code: str) -> str:
 def _attributes(event: dict, code: str) -> str:
     scores = event.get("scores") if isinstance(event.get("scores"), dict) else {}
     if not scores:
-        return _("Scores: none yet")
+        return _("No scores")
     return _("Scores: %(scores)s") % {
-        "scores": ", ".join(f"{k} {v}" for k, v in texts.score_order(scores))
+        "scores": ", ".join(
+            f"{texts.score_label(k, code)} {v}" for k, v in texts.score_order(scores)
+        )
     }
 
 
@@ -176,8 +198,12 @@ _LABELS: dict[str, Callable[[dict, str], str]] = {
 }
 
 
-def event_label(event: dict) -> str:
-    """The action an event records, in a few words of the active language."""
+def event_label(event: dict, names: Mapping[int, str] | None = None) -> str:
+    """The action an event records, in a few words of the active language. `names`: the
+    DJ's, who reads by name (and why) the one a step of the fight took out of it."""
+    out = event.get("out") if event.get("kind") == "fight" else None
+    if names is not None and isinstance(out, dict) and out.get("pj") in names:
+        return out_label(names[out["pj"]], out.get("why"))
     kind = event.get("kind")
     label = _LABELS.get(kind) if isinstance(kind, str) else None
     return label(event, lang()) if label is not None else str(kind)
@@ -240,27 +266,60 @@ def _strip_tags(text: str) -> str:
 
 
 class VoidRefusal(Protocol):
-    """A refused void (services.EventVoidRefused): the event, the later one that would no
-    longer hold, whose that is, and the rules' reason."""
+    """A refused void (services.EventVoidRefused): the event, and every later one that
+    would no longer hold, each with whose it is and the rules' reason."""
 
     event: StateEvent
-    blocking_event: StateEvent
-    character: Character
-    error: RuleError
+    blocking: list[tuple[StateEvent, Character, RuleError]]
 
 
-def void_refused(refused: VoidRefusal) -> str:
-    """Why a void was refused, in the active language: the later event that would no longer
-    hold, whose it is, and the rules' reason."""
+VOID_NAMED = 5  # later events a refused void names; the rest are counted ("and 3 more")
+
+
+def _event_link(event: StateEvent) -> SafeString:
+    url = reverse("event_detail", args=[event.campaign.slug, event.seq])
+    return format_html('<a href="{}">#{}</a>', url, event.seq)
+
+
+def void_refused(refused: VoidRefusal) -> SafeString:
+    """Why a void was refused, in the active language, as HTML: each later event that would
+    no longer hold (the first VOID_NAMED, then how many more), a link to its page, whose
+    it is, what it was and the rules' reason."""
     code = lang()
+    blocking = refused.blocking
+    if len(blocking) == 1:
+        event, character, error = blocking[0]
+        text = _(
+            "#%(seq)s cannot be voided: %(character)s's %(blocking)s (%(what)s) would no "
+            "longer hold. %(reason)s"
+        )
+        return mark_safe(
+            text
+            % {
+                "seq": refused.event.seq,
+                "blocking": _event_link(event),
+                "what": escape(event_label(event.event)),
+                "character": escape(character.name),
+                "reason": escape(error.message(code)),
+            }
+        )
+    items = [
+        _("%(character)s's %(blocking)s (%(what)s): %(reason)s")
+        % {
+            "blocking": _event_link(event),
+            "what": escape(event_label(event.event)),
+            "character": escape(character.name),
+            "reason": escape(error.message(code).rstrip(".")),
+        }
+        for event, character, error in blocking[:VOID_NAMED]
+    ]
+    more = len(blocking) - VOID_NAMED
+    if more > 0:
+        items.append(ngettext("and %(n)s more", "and %(n)s more", more) % {"n": more})
     text = _(
-        "#%(seq)s cannot be voided: %(character)s's #%(blocking)s (%(what)s) would no "
-        "longer hold. %(reason)s"
+        "#%(seq)s cannot be voided: %(count)s later events would no longer hold without it: "
+        "%(events)s. Void those first, the newest first."
     )
-    return text % {
-        "seq": refused.event.seq,
-        "blocking": refused.blocking_event.seq,
-        "what": event_label(refused.blocking_event.event),
-        "character": refused.character.name,
-        "reason": refused.error.message(code),
-    }
+    return mark_safe(
+        text % {"seq": refused.event.seq, "count": len(blocking), "events": "; ".join(items)}
+    )

@@ -1,7 +1,12 @@
-"""Numbers as the table reads them: a game clock, a stretch of game time, a modifier."""
+"""Numbers as the table reads them: a game clock, a stretch of game time, a modifier, a
+score's name."""
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+
+from rules import texts
+
+from . import lang
 
 DAY = 86400
 
@@ -36,3 +41,15 @@ def signed(value: object) -> str:
     if not isinstance(value, int) or value == 0:
         return "0"
     return f"+{value}" if value > 0 else f"−{-value}"
+
+
+def score_words(key: str) -> str:
+    """A score as this page's language abbreviates it (the log's FUE reads STR in English);
+    "other" for the modifiers' catch-all, a table's own score as it was typed."""
+    return _("other") if key == "otro" else texts.score_label(key, lang())
+
+
+def score_name(key: str) -> str:
+    """A score's whole name in this page's language (Fuerza, Strength), or its abbreviation
+    when it is a table's own."""
+    return texts.SCORE_NAMES.get(key, {}).get(lang(), score_words(key))

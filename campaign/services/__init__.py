@@ -60,7 +60,7 @@ from .pnj import (
 )
 from .refold import Refold, RefoldRefused, campaign_refold
 from .reminders import reminder_add, reminder_delete
-from .sessions import session_end, session_recap_set, session_start
+from .sessions import session_end, session_note_set, session_recap_set, session_start
 
 __all__ = [
     "COPIES_MAX",
@@ -121,6 +121,7 @@ __all__ = [
     "powers_validate",
     "scores_validate",
     "session_end",
+    "session_note_set",
     "session_recap_set",
     "session_start",
 ]

@@ -10,7 +10,7 @@ from ..catalogue import catalogue_entries
 from ..limits import ROUND_SECONDS_MAX
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, CatalogueEntry, Membership, max_length
-from ..selectors import campaign_options_locked
+from ..selectors import campaign_options_locked, characters_showing
 from .changes import Gone, lock
 
 _SLUG_MAX = max_length(Campaign, "slug")
@@ -181,8 +181,15 @@ def catalogue_entry_save(
                 setattr(entry, field, text.strip())
         entry.full_clean()
         entry.save()
-        change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
+        _catalogue_changed(campaign, entry.name)
     return entry
+
+
+def _catalogue_changed(campaign: Campaign, name: str) -> None:
+    """A catalogue text changed: the cards showing that entry change, and no other page
+    (no page loads anew: a table's phones keep what they show)."""
+    for character in characters_showing(campaign=campaign, name=name):
+        change_record(campaign=campaign, kind=CampaignChange.Kind.CATALOGUE, character=character)
 
 
 def catalogue_entry_delete(*, entry: CatalogueEntry) -> None:
@@ -195,7 +202,7 @@ def catalogue_entry_delete(*, entry: CatalogueEntry) -> None:
         deleted, _rows = CatalogueEntry.objects.filter(pk=entry.pk).delete()
         if not deleted:
             raise Gone("No such catalogue entry.")
-        change_record(campaign=campaign, kind=CampaignChange.Kind.CAMPAIGN)
+        _catalogue_changed(campaign, entry.name)
 
 
 def membership_set(*, campaign: Campaign, user: User, role: str) -> Membership:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 import rules
@@ -72,10 +73,13 @@ def checks_roll_all(
                 if not records:
                     raise ValidationError(
                         _(
-                            "%(name)s has no %(attribute)s score: add it to the PJ, or mark "
-                            "success or failure."
+                            "%(name)s has no %(attribute)s score: add it to their sheet (Edit), "
+                            "or mark success or failure."
                         )
-                        % {"name": character.name, "attribute": attribute},
+                        % {
+                            "name": character.name,
+                            "attribute": rules.texts.score_label(attribute, get_language() or "es"),
+                        },
                         code="no_score",
                     )
                 stopped = "no_score"

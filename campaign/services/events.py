@@ -42,24 +42,28 @@ from .changes import Gone, lock
 
 
 class EventVoidRefused(ValueError):
-    """Voiding an event would make a later event of the log invalid."""
+    """Voiding an event would make later events of the log invalid.
+
+    `blocking` names every one of them, in log order, each with the PJ whose log it breaks
+    and the rules' reason (a later event that only fails because an earlier one of these
+    does is named too: voiding them all, newest first, lets this one go). The first of them
+    is also `blocking_event`, `character` and `error`.
+    """
 
     def __init__(
         self,
         *,
         event: StateEvent,
-        blocking_event: StateEvent,
-        character: Character,
-        error: RuleError,
+        blocking: list[tuple[StateEvent, Character, RuleError]],
     ) -> None:
         self.event = event
-        self.blocking_event = blocking_event
-        self.character = character
-        self.error = error
+        self.blocking = sorted(blocking, key=lambda found: found[0].seq)
+        self.blocking_event, self.character, self.error = self.blocking[0]
         # For logs; the pages say it in the user's words (present.events.void_refused).
+        later = ", ".join(f"{c.name}'s #{e.seq}" for e, c, _err in self.blocking)
         super().__init__(
-            f"#{event.seq} cannot be voided: {character.name}'s #{blocking_event.seq} would "
-            f"no longer hold. {error.message('en')}"
+            f"#{event.seq} cannot be voided: {later} would no longer hold. "
+            f"{self.error.message('en')}"
         )
 
 
@@ -314,20 +318,18 @@ def event_void(*, event: StateEvent, actor: User | None = None, reason: str = ""
         party_before = campaign_clock(campaign=campaign)
         options = campaign.rule_options()
         changed_events: dict[int, StateEvent] = {}
-        refusals = []
+        blocking: dict[int, tuple[StateEvent, Character, RuleError]] = {}
         for character in touched:
-            try:
-                _refold_without(
-                    character=character,
-                    voided=event,
-                    options=options,
-                    changed_events=changed_events,
-                )
-            except EventVoidRefused as refused:
-                refusals.append(refused)
-        if refusals:
+            for found in _refold_without(
+                character=character,
+                voided=event,
+                options=options,
+                changed_events=changed_events,
+            ):
+                blocking.setdefault(found[0].seq, found)  # an event of two PJ: named once
+        if blocking:
             # Leaving the atomic block by this exception rolls back every re-fold.
-            raise min(refusals, key=lambda refused: refused.blocking_event.seq)
+            raise EventVoidRefused(event=event, blocking=list(blocking.values()))
         StateEvent.objects.bulk_update(changed_events.values(), ["effects"])
         if turn_order.is_fight(event.event) and isinstance(event.event.get("archived"), list):
             # Deshacer "Terminar combate": the enemies it archived are back in play.
@@ -353,8 +355,12 @@ def _refold_without(
     voided: StateEvent,
     options: dict,
     changed_events: dict[int, StateEvent],
-) -> None:
-    """Re-apply a PJ's events after `voided`, starting from its state just before it."""
+) -> list[tuple[StateEvent, Character, RuleError]]:
+    """Re-apply a PJ's events after `voided`, starting from its state just before it.
+
+    The later events that no longer hold, each with its reason ([] when every one does:
+    then the PJ's snapshots are rewritten). One that fails is left out and the fold goes
+    on, so the events that fail only because of it are found too."""
     base = snapshot_before(character_id=character.pk, seq=voided.seq)
     state = base.state if base else rules.initial_state()
     last_seq = base.seq if base else character.joined_seq
@@ -363,21 +369,23 @@ def _refold_without(
         s.event_id: s for s in EventSnapshot.objects.filter(character=character, event__in=later)
     }
     key = str(character.pk)
+    broken: list[tuple[StateEvent, Character, RuleError]] = []
     for later_event in later:
         try:
             state, effects = rules.apply(state, later_event.event, options)
         except RuleError as err:
-            raise EventVoidRefused(
-                event=voided,
-                blocking_event=later_event,
-                character=character,
-                error=err,
-            ) from err
+            broken.append((later_event, character, err))
+            continue
+        if broken:
+            continue  # the void is refused: nothing of this fold is written
         later_event = changed_events.setdefault(later_event.pk, later_event)
         later_event.effects = {**later_event.effects, key: effects}
         saved[later_event.pk].state = state
         last_seq = later_event.seq
+    if broken:
+        return broken
     EventSnapshot.objects.bulk_update(saved.values(), ["state"])
     CharacterSnapshot.objects.filter(character=character).update(
         state=state, seq=last_seq, updated_at=timezone.now()
     )
+    return []

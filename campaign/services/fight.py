@@ -49,18 +49,26 @@ def fight_order(
     campaign: Campaign,
     order: list[turn_order.Slot],
     expected: str = "",
+    version: str = "",
     actor: User | None = None,
     idempotency_key: str = "",
 ) -> StateEvent:
     """Change the order of the fight going on. Whose turn it is stays theirs; if they left
     the order, the turn goes to the next one of the round still in it; if nobody still to
     act this round is in it, the round passes (as after its last turn) and the first of the
-    new order has the next round's first turn. Returns the order's event."""
+    new order has the next round's first turn. `version`: the fight as the page saw it
+    (Fight.version): a page that saw another fight (who is in it, who left, the round, the
+    turn) changes nothing. Returns the order's event."""
     with transaction.atomic():
         campaign = lock(campaign)
         if (done := _done(campaign, idempotency_key)) is not None:
             return done
         now = fight_as_seen(campaign, expected)
+        if version and version != now.version:
+            raise ValidationError(
+                _("The fight has changed meanwhile: look at it again before saving."),
+                code="changed",
+            )
         return order_record(
             campaign=campaign, now=now, order=order, actor=actor, idempotency_key=idempotency_key
         )[0]

@@ -61,14 +61,16 @@ def pnj_create(
     in_party: bool = False,
     lurking: bool = False,
     join: dict | None = None,
+    together: bool = False,
     expected: str = "",
     actor: User | None = None,
     idempotency_key: str = "",
 ) -> list[Character]:
     """`count` new PNJ named `name` (numbered when several), or copies of `template` (its
     name, side, scores, powers and notes). `join`: put them in the fight going on, as
-    {"init": n or None, "together": bool} (a group shares one turn). The PNJ made, by name;
-    a repeated tap makes none and returns those of the first."""
+    {"init": n or None, "together": bool} (a group shares one turn). `together` with no
+    fight: they share one turn when the next fight's order page starts (`turn_with`). The
+    PNJ made, by name; a repeated tap makes none and returns those of the first."""
     if template is not None:
         name = name or template.name
         side, notes = template.side, notes or template.notes
@@ -124,6 +126,10 @@ def pnj_create(
             )
             for i, pnj_name in enumerate(names)
         ]
+        if together and join is None and len(made) > 1:
+            Character.objects.filter(pk__in=[c.pk for c in made]).update(turn_with=made[0])
+            for character in made:
+                character.turn_with = made[0]
         if join is not None:
             fight_join_records(
                 campaign=campaign,

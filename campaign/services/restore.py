@@ -161,6 +161,7 @@ def campaign_import(
                 own = dict(c.pnj)  # a PNJ's fields, its Plantilla by ref
                 if own:
                     own["template"] = templates.get(own["template"])
+                    own.pop("turn_with")  # a ref: set once every character has its pk
                 character = Character.objects.create(
                     campaign=campaign,
                     name=c.name,
@@ -175,6 +176,9 @@ def campaign_import(
                     **own,
                 )
                 pks[c.ref] = character.pk
+            for c in backup.characters:
+                if (lead := c.pnj.get("turn_with")) is not None:
+                    Character.objects.filter(pk=pks[c.ref]).update(turn_with=pks[lead])
             sessions = {}
             for s in backup.sessions:
                 session = GameSession.objects.create(
@@ -184,6 +188,7 @@ def campaign_import(
                     started_at=s.started_at,
                     ended_at=s.ended_at,
                     recap=s.recap,
+                    dj_note=s.dj_note,
                     sheet_summary={str(pks[int(k)]): v for k, v in s.sheet_summary.items()},
                 )
                 sessions[s.number] = session.pk

@@ -1,10 +1,12 @@
-"""Game sessions: start and end (ending keeps every PJ's sheet)."""
+"""Game sessions: start and end (ending keeps every PJ's sheet), the recap players read and
+the DJ's own note."""
 
 import re
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -12,7 +14,7 @@ import rules
 
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, GameSession
-from ..selectors import in_party, open_session
+from ..selectors import in_party, open_session, session_pnj
 from .changes import lock
 
 
@@ -54,9 +56,12 @@ def session_end(
     *,
     session: GameSession,
     recap: str | None = None,
+    dj_note: str | None = None,
     ended_at: datetime | None = None,
 ) -> GameSession:
-    """Close a session, keeping every PJ's state as its sheet summary."""
+    """Close a session, keeping as its sheet summary the state of every PJ, of the allies
+    in the party and of the PNJ that took part; `recap` (players read it) and `dj_note`
+    (the DJ's alone) are kept when given."""
     with transaction.atomic():
         campaign = lock(session.campaign)
         session = GameSession.objects.get(pk=session.pk)
@@ -71,13 +76,17 @@ def session_end(
         session.ended_at = ended_at
         if recap is not None:
             session.recap = recap
+        if dj_note is not None:
+            session.dj_note = dj_note
         session.sheet_summary = {
             str(c.pk): {"name": c.name, "state": rules.public_state(c.snapshot.state)}
-            for c in campaign.characters.filter(in_party())
+            for c in campaign.characters.filter(
+                in_party() | Q(pk__in=session_pnj(session=session).values("pk"))
+            )
             .select_related("snapshot")
             .order_by("pk")
         }
-        session.save(update_fields=["ended_at", "recap", "sheet_summary"])
+        session.save(update_fields=["ended_at", "recap", "dj_note", "sheet_summary"])
         change_record(campaign=campaign, kind=CampaignChange.Kind.SESSION)
     return session
 
@@ -92,4 +101,14 @@ def session_recap_set(*, session: GameSession, recap: str) -> GameSession:
         lock(session.campaign)
         GameSession.objects.filter(pk=session.pk).update(recap=recap)
     session.recap = recap
+    return session
+
+
+def session_note_set(*, session: GameSession, note: str) -> GameSession:
+    """The DJ's own note on a session, written or rewritten at any time (no player reads
+    it). Under the campaign lock, as the recap."""
+    with transaction.atomic():
+        lock(session.campaign)
+        GameSession.objects.filter(pk=session.pk).update(dj_note=note)
+    session.dj_note = note
     return session

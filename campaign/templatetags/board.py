@@ -10,10 +10,11 @@ from django.middleware.csrf import get_token
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from campaign.present import lang
+from campaign.present.figures import score_words
 from campaign.present.figures import signed as signed_text
 from campaign.templatetags.card_parts import _esc, ealt_text, sign_class
 from campaign.templatetags.rules_reference import rule_url
@@ -175,12 +176,15 @@ def condition_rows(context, card) -> str:
 
 @register.simple_tag(takes_context=True)
 def compact_rows(context, rows) -> str:
-    """A PNJ's compact card's E.Alt rows, each its name and its boxes on one line; written
-    here for the reason box_row is (twelve PNJ are sixty rows)."""
+    """A PNJ's compact card's E.Alt rows, each its name and its boxes on one line, in
+    columns (app.css); at a phone's width the name is cut to its first letters ("Her"),
+    whole for a screen reader. Written here for the reason box_row is (twelve PNJ are sixty
+    rows)."""
     return mark_safe(
         "".join(
             f'<li class="condition{f" is-active grade-{row.active}" if row.active else ""}">'
-            f'<span class="type">{_esc(row.label)}</span> '
+            f'<span class="type"><span class="type-long">{_esc(row.label)}</span>'
+            f'<span class="type-short" aria-hidden="true">{_esc(row.label[:3])}</span></span> '
             f'<span class="boxes">{_boxes(context, row)}</span></li>'
             for row in rows
         )
@@ -326,7 +330,7 @@ def check_list(context, card) -> str:
 
 
 def _attribute(key: str) -> str:
-    return _esc(_("other") if key == "otro" else key)
+    return _esc(score_words(key))
 
 
 @register.simple_tag
@@ -354,7 +358,7 @@ def modifier_table(card) -> str:
 def modifier_line(card) -> str:
     """A PNJ's compact card's modifiers to actions, those not 0 in one line."""
     if not card.has_modifiers:
-        return _("No modifiers to actions.")
+        return _("No modifiers.")  # short: it shares its line with "Whole card"
     mods = "".join(
         f'<span class="mod mod-{sign(v)}">{_attribute(k)} {signed_text(v)}</span> '
         for k, v in card.modifiers
@@ -372,7 +376,7 @@ def intents(card) -> str:
 def _intents(card) -> str:
 
     def listed(pairs) -> str:
-        return ", ".join(f"{_esc(k)} <strong>{signed_text(v)}</strong>" for k, v in pairs)
+        return ", ".join(f"{_attribute(k)} <strong>{signed_text(v)}</strong>" for k, v in pairs)
 
     return (
         f"{_esc(_('To flee:'))} {listed(card.flee)} · {_esc(_('to fight:'))} {listed(card.fight)}"
@@ -390,6 +394,13 @@ def two(value: int) -> str:
 
 
 @register.filter
+def score(key: str) -> str:
+    """A score as this page's language abbreviates it (FUE reads STR in English); the
+    calculator's OTRO, any other action, in words."""
+    return _("OTHER") if key == "OTRO" else score_words(key)
+
+
+@register.filter
 def special(name: str) -> str:
     """An E.Esp, disease or poison name as the table reads it."""
     return special_label(str(name), lang())
@@ -399,6 +410,18 @@ def special(name: str) -> str:
 def sign(value: int) -> str:
     """ "neg", "pos" or "zero": a class name for colouring a modifier."""
     return sign_class(value)
+
+
+@register.simple_tag
+def area_count_words() -> str:
+    """The words of the area blow's count of PNJ marked, for static/js/pnj.js to write the
+    number in ("{n}"): none, one, several."""
+    return format_html(
+        'data-none="{}" data-one="{}" data-other="{}"',
+        _("none marked"),
+        ngettext("%(n)s marked", "%(n)s marked", 1) % {"n": "{n}"},
+        ngettext("%(n)s marked", "%(n)s marked", 2) % {"n": "{n}"},
+    )
 
 
 @register.simple_tag

@@ -19,7 +19,7 @@ from django.utils.safestring import SafeData, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from ..present.figures import signed
+from ..present.figures import score_name, score_words, signed
 from .rules_reference import rule_url
 
 register = template.Library()
@@ -80,8 +80,8 @@ def scores_line(card) -> str:
         "</span>"
     )
     scores = "".join(
-        f'<span class="score"><abbr title="{_esc(name)}">{_esc(name)}</abbr> '
-        f"<strong>{missing if value is None else _esc(value)}</strong></span>"
+        f'<span class="score"><abbr title="{_esc(score_name(name))}">{_esc(score_words(name))}'
+        f"</abbr> <strong>{missing if value is None else _esc(value)}</strong></span>"
         for name, value in card.scores
     )
     return mark_safe(
@@ -145,7 +145,7 @@ def modifier_rows(card) -> str:
     ("—", not applicable, where none applies)."""
     rows = []
     for key, value, flee, fight in card.modifier_rows:
-        name = _esc(_("other") if key == "otro" else key)
+        name = _esc(score_words(key))
         cells = f"{_mod_cell(value)}{_mod_cell(flee)}{_mod_cell(fight)}"
         rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
     return mark_safe("".join(rows))

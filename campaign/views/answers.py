@@ -19,6 +19,7 @@ TEMPLATE = "campaign/board.html"
 CARD = "campaign/board/_card.html"
 CARDS = "campaign/board/_cards.html"
 AFTER_ACTION = "campaign/board/after_action.html"
+AFTER_CARD = "campaign/board/after_card.html"
 
 
 def board_context(request: HttpRequest, campaign: Campaign) -> dict:
@@ -35,7 +36,9 @@ def card_answer(
     status: int = 200,
     toast: dict | None = None,
 ) -> HttpResponse:
-    """One card; after an action, also the clock, undo, recent events and the toast (oob)."""
+    """One card; after an action, also what it changed around the card (oob): the clock, the
+    fight, undo, the toast, the recent events and the turn bar, not the whole clock bar (the
+    page then swaps a few dozen elements rather than a few hundred)."""
     view = selectors.board_view(campaign=campaign, session=False)
     character = next((c for c in view.characters if c.pk == character.pk), None) or (
         selectors.character_fresh(pk=character.pk)
@@ -48,7 +51,7 @@ def card_answer(
     }
     html = render_to_string(CARD, context, request)
     if toast is not None:
-        html += render_to_string(AFTER_ACTION, context, request)
+        html += render_to_string(AFTER_CARD, context, request)
     return HttpResponse(html, status=status)
 
 

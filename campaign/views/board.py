@@ -31,6 +31,7 @@ from ..numbers import wholes
 from ..present import board as present_board
 from ..present import lang
 from ..present.calculator import breakdown
+from ..present.figures import score_words
 from ..requests import AuthedHttpRequest
 from .answers import (
     TEMPLATE,
@@ -41,7 +42,7 @@ from .answers import (
     summaries,
     with_cursor,
 )
-from .party import watches_kept
+from .party import party_refuse, watches_kept
 
 # The second taps: the choices each asks for (templates/campaign/board/ask/), "More
 # actions" and a PNJ's "Whole card", the parts of a card asked for when they open.
@@ -74,7 +75,7 @@ def board(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context = board_context(request, campaign)
     # A refused "Empezar sesión" (setup.session_start): what was typed, and why, by its field.
     context["session_start"] = request.session.pop("session_start", None)
-    # A refused "Terminar sesión" (setup.session_end): the recap typed, and why.
+    # A refused "Terminar sesión" (setup.session_end): the recap and note typed, and why.
     context["session_end"] = request.session.pop("session_end", None)
     # Refused watches by turns (party.party_descanso): "Otro tiempo…" open, with them.
     context.update(watches_kept(request))
@@ -202,6 +203,9 @@ def act(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
     except UnknownAction:
         return _refuse(request, campaign, character, _("Unknown action."), status=400)
     except ValidationError as err:
+        if request.POST.get("action") == "special":  # said by the E.Esp's name field
+            slot = f"pj-{character.pk}-special-error"
+            return party_refuse(request, campaign, " ".join(err.messages), 422, slot=slot)
         return _refuse(request, campaign, character, " ".join(err.messages), status=422)
     except RuleError as err:
         return _refuse(request, campaign, character, err.message(lang()), status=422)
@@ -237,7 +241,7 @@ def _roll_all(request: AuthedHttpRequest, campaign: Campaign, character: Charact
     # A repeated tap's first events may hold no roll (a key a client made up): no die. Each
     # die is said against its check's attribute and score ("4 contra FUE 5").
     known = [
-        (roll[0], f"{rules.CHECKS[record.event['check']][0]} {roll[1]}")
+        (roll[0], f"{score_words(rules.CHECKS[record.event['check']][0])} {roll[1]}")
         for record, roll in zip(done.records, done.rolls, strict=True)
         if roll is not None
     ]

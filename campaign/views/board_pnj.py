@@ -28,23 +28,30 @@ from .party import party_done, party_refuse
 @login_required
 def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     """PNJ by name (×count), or copies of the Plantilla of that name; into the fight going
-    on when the form came from a board in one (its initiative, one turn for all or not)."""
+    on when the form came from a board in one (its initiative), one turn for all or not
+    (with no fight: in the next fight's order)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     name = " ".join((request.POST.get("name") or "").replace("\x00", "").split())[:200]
-    count = whole(request.POST.get("count") or "1", digits=3)
+    typed = (request.POST.get("count") or "1").strip()
+    count = whole(typed, digits=3)
     if count is None:
-        message = _("How many: a whole number.")
+        # A whole number too long to read ("999999999999") is one: say the range it misses.
+        message = (
+            _("From 1 to %(n)s at once.") % {"n": services.COPIES_MAX}
+            if typed.isascii() and typed.isdigit()
+            else _("How many: a whole number.")
+        )
         return party_refuse(request, campaign, message, 422, slot="pnj-error")
     template = next(
         (t for t in campaign.templates.all() if t.name.casefold() == name.casefold()), None
     )
-    join = None
+    join, together = None, request.POST.get("together") == "1"
     if request.POST.get("fight") == "1":  # from a board in a fight: into it, whatever turn
         try:
             init = turn_order.initiative_read(request.POST.get("init", "")[:12])
         except ValidationError as err:
             return party_refuse(request, campaign, " ".join(err.messages), 422, slot="pnj-error")
-        join = {"init": init, "together": request.POST.get("together") == "1"}
+        join = {"init": init, "together": together}
     try:
         made = services.pnj_create(
             campaign=campaign,
@@ -53,6 +60,7 @@ def pnj_add(request: AuthedHttpRequest, slug: str) -> HttpResponse:
             side=request.POST.get("side", "enemigo"),
             template=template,
             join=join,
+            together=together,
             actor=request.user,
             idempotency_key=idempotency_key(request),
         )

@@ -1,13 +1,13 @@
 """The DJ's table, fight side: the turn order's page, and passing or ending a turn.
 
 The order is set on a page of its own (start a fight, or change its order): the rows are
-the form, and each move (up, down, out, add, sort by initiative) comes back as the same page
-with nothing written, so it works with or without JavaScript. Passing the turn and ending
-the fight are taps on the board, answered like the clock bar's (every card and the panels).
+the form (campaign.order_form), and each move (up, down, out, add, sort by initiative) comes
+back as the same page with nothing written, so it works with or without JavaScript. The page
+follows the fight live (static/js/fight.js) and a save from a page that saw another fight
+(who is in it, who left, the round, the turn) is refused with the fight as it is now.
+Passing the turn and ending the fight are taps on the board, answered like the clock bar's
+(every card and the panels).
 """
-
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -23,7 +23,10 @@ from .. import selectors, services, turn_order
 from ..access import campaign_for_dj
 from ..models import Campaign, Character
 from ..numbers import whole
+from ..order_form import Adding, Row, addable, label, move, rows_from, rows_of, slots_of
 from ..present import board as present_board
+from ..present import fight as present_fight
+from ..present.events import WHY
 from ..requests import AuthedHttpRequest
 from .answers import idempotency_key, summaries
 from .party import party_done, party_refuse
@@ -31,317 +34,48 @@ from .party import party_done, party_refuse
 TEMPLATE = "campaign/fight.html"
 
 
-@dataclass(frozen=True)
-class New:
-    """PNJ a line of the order form stands for, made when the order is saved: its number on
-    the page, its Plantilla's pk (or 0), its side and, for a group that shares one turn,
-    the number of its first copy and how many ("Bandido 4", "Bandido 5": first 4, count 2)."""
-
-    number: int
-    template: int
-    side: str = Character.Side.ENEMIGO
-    first: int = 0
-    count: int = 1
-
-    @property
-    def slot(self) -> str:
-        group = f":{self.first}:{self.count}" if self.count > 1 else ""
-        return f"new:{self.number}:{self.template}:{self.side}{group}"
-
-    def names(self, name: str) -> list[str]:
-        """The names of its PNJ: the line's own, or a group's numbered after `name`."""
-        if self.count == 1:
-            return [name]
-        return [f"{name} {self.first + i}" for i in range(self.count)]
-
-
-class Row:
-    """One line of the order form and the initiative typed: a PJ or PNJ ("pj:12"), a group
-    of PNJ who share a turn ("pj:12+13+14"), PNJ to make when the order is saved (`New`:
-    "new:<n>:<template pk or 0>:<side>", its name typed, or a group of them sharing one
-    turn, "new:<n>:<template>:<side>:<first>:<count>", their name's stem in the name field),
-    or, in a fight from before PNJ, someone named with no card ("npc:<n>")."""
-
-    def __init__(self, slot: str, name: str = "", init: str = "", calm: bool = False) -> None:
-        self.slot, self.name, self.init = slot, name, init
-        # R27 (rules v2.2): the DJ marked it as not exerting itself ("no se esfuerza").
-        self.calm = calm
-        self.error = ""
-        self.label = name
-
-    @property
-    def members(self) -> list[int]:
-        kind, _sep, numbers = self.slot.partition(":")
-        if kind != "pj":
-            return []
-        found = [whole(n) for n in numbers.split("+")[: turn_order.SLOTS_MAX]]
-        return [n for n in found if n is not None] if None not in found else []
-
-    @property
-    def pj(self) -> int | None:
-        members = self.members
-        return members[0] if members else None
-
-    @property
-    def npc(self) -> int | None:
-        kind, _sep, number = self.slot.partition(":")
-        return whole(number) if kind == "npc" else None
-
-    @property
-    def new(self) -> New | None:
-        """The PNJ to make of a new line (None for any other line, or one garbled)."""
-        kind, *parts = self.slot.split(":")
-        if kind != "new" or len(parts) not in (2, 3, 5):
-            return None
-        number, template = whole(parts[0]), whole(parts[1] or "0")
-        side = parts[2] if len(parts) > 2 else Character.Side.ENEMIGO
-        first, count = (whole(parts[3]), whole(parts[4])) if len(parts) == 5 else (0, 1)
-        if None in (number, template, first, count) or side not in Character.Side.values:
-            return None
-        return New(number or 0, template or 0, side, first or 0, count or 0)
-
-
-def _name(text: str | None) -> str:
-    """A name as typed, its spaces tidied, without NUL (PostgreSQL refuses it in jsonb)."""
-    return " ".join((text or "").replace("\x00", "").split())
-
-
-def _rows_from(request: AuthedHttpRequest) -> list[Row]:
-    slots = request.POST.getlist("slot")[: turn_order.SLOTS_MAX + 1]
-    names = request.POST.getlist("name")
-    inits = request.POST.getlist("init")
-    calm = set(request.POST.getlist("calm"))  # each box's value is its line's slot
-    return [
-        Row(
-            slot,
-            _name(names[i] if i < len(names) else "")[: turn_order.NAME_MAX * 2],
-            (inits[i] if i < len(inits) else "").strip()[:12],
-            slot in calm,
-        )
-        for i, slot in enumerate(slots)
-    ]
-
-
-def _rows_of(now: turn_order.Fight | None, characters) -> list[Row]:
-    if now is None:
-        return [Row(f"pj:{c.pk}") for c in characters]
-    return [
-        Row(
-            "pj:" + "+".join(map(str, s.members)) if s.pj is not None else f"npc:{s.npc}",
-            s.name,
-            "" if s.init is None else str(s.init),
-            not s.esfuerzo,
-        )
-        for s in now.order
-    ]
-
-
-class Adding:
-    """The form's "Add to the order" as typed: shown again with every answer of the page
-    (a move, a refusal) and emptied once what it says has joined the order. `error` is
-    said next to `field`, the control it is about."""
-
-    def __init__(self, post: Mapping[str, str] | None = None) -> None:
-        post = post or {}
-        self.who = (post.get("new") or "npc")[:20]
-        self.name = _name(post.get("new_name"))[: turn_order.NAME_MAX * 2]
-        self.count = (post.get("new_count") or "1").strip()[:12]
-        self.init = (post.get("new_init") or "").strip()[:12]
-        self.side = post.get("new_side") or Character.Side.ENEMIGO
-        self.together = post.get("new_together") == "1"
-        self.error, self.field = "", ""
-
-    @property
-    def pk(self) -> int | None:
-        """The PJ or PNJ in play chosen to join, if one is."""
-        return whole(self.who[3:]) if self.who.startswith("pj:") else None
-
-    def clear(self) -> None:
-        """The form as a new page shows it."""
-        self.who, self.name, self.count, self.init = "npc", "", "1", ""
-        self.side, self.together = Character.Side.ENEMIGO, False
-
-    def refuse(self, field: str, error: str) -> str:
-        self.field, self.error = field, error
-        return error
-
-
-def _move(rows: list[Row], step: str, adding: Adding, in_play: dict, campaign: Campaign) -> str:
-    """Apply one move of the form to `rows` (in place); an error to show, or ""."""
-    doing, _sep, where = step.partition(":")
-    if doing not in ("up", "down", "drop", "sort", "add"):
-        return _("Unknown action.")  # no button of the page sends it
-    line = whole(where)
-    if doing in ("up", "down", "drop") and (line is None or line >= len(rows)):
-        return _("That line is no longer in the order.")
-    i = line or 0  # for up, down and drop: the line, checked just above
-    if doing == "up" and i > 0:
-        rows[i - 1], rows[i] = rows[i], rows[i - 1]
-    elif doing == "down" and i < len(rows) - 1:
-        rows[i + 1], rows[i] = rows[i], rows[i + 1]
-    elif doing == "drop":
-        rows.pop(i)
-    elif doing == "sort":
-        keyed, bad = [], False
-        for row in rows:
-            try:
-                keyed.append((row, turn_order.initiative_read(row.init)))
-            except ValidationError as err:
-                row.error, bad = " ".join(err.messages), True
-        if bad:
-            return _("Some lines need a fix: see each one.")
-        keyed.sort(key=lambda pair: (pair[1] is None, -(pair[1] or 0)))  # stable
-        rows[:] = [row for row, _value in keyed]
-    elif doing == "add":
-        return _add(rows, adding, in_play, campaign)
-    return ""
-
-
-def _add(rows: list[Row], adding: Adding, in_play: dict, campaign: Campaign) -> str:
-    """The form's "add" move: a PJ or PNJ in play joins the order's end, or new PNJ do
-    (named, ×N, or copies of the Plantilla of that name; with "one turn for all", as one
-    line), made when the order is saved. Refused, `adding` says why next to its field."""
-    try:
-        init = turn_order.initiative_read(adding.init)
-    except ValidationError as err:
-        return adding.refuse("new_init", " ".join(err.messages))
-    taken = {pk for row in rows for pk in row.members}
-    if adding.who.startswith("pj:"):
-        pk = adding.pk
-        if pk not in in_play or pk in taken:
-            message = _("Choose a PJ or PNJ in play who is not in the order yet.")
-            return adding.refuse("new", message)
-        if len(rows) >= turn_order.SLOTS_MAX:
-            message = _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
-            return adding.refuse("new", message)
-        rows.append(Row(adding.who, "", adding.init))
-    else:
-        count = whole(adding.count, digits=3)
-        if not adding.name and init is None:
-            return ""  # nothing typed to add (Enter in another field): the page as it is
-        if not adding.name:
-            message = _("Name whoever joins the order (an enemy, an ally…).")
-            return adding.refuse("new_name", message)
-        if count is None or not 1 <= count <= services.COPIES_MAX:
-            message = _("How many: from 1 to %(n)s.") % {"n": services.COPIES_MAX}
-            return adding.refuse("new_count", message)
-        if adding.side not in Character.Side.values:
-            return adding.refuse("new_side", _("Choose enemy or ally."))
-        room = turn_order.NAME_MAX - (3 if count > 1 else 0)
-        if len(adding.name) > room:
-            message = _("A name of at most %(n)s characters.") % {"n": room}
-            return adding.refuse("new_name", message)
-        template = next(
-            (t for t in campaign.templates.all() if t.name.casefold() == adding.name.casefold()),
-            None,
-        )
-        name = template.name if template else adding.name
-        number = max((row.new.number + row.new.count - 1 for row in rows if row.new), default=0)
-        also_taken = [each for row in rows for each in _names_of(row)]
-        names = services.pnj_names(campaign, name, count, also_taken=also_taken)
-        tpk = template.pk if template else 0
-        if adding.together and count > 1:
-            first = int(names[0][len(name) + 1 :])  # numbered after the stem: "Bandido 4"
-            joining = [Row(New(number + 1, tpk, adding.side, first, count).slot, name, adding.init)]
-        else:
-            joining = [
-                Row(New(number + i, tpk, adding.side).slot, each, adding.init)
-                for i, each in enumerate(names, start=1)
-            ]
-        if len(rows) + len(joining) > turn_order.SLOTS_MAX:
-            message = _("At most %(n)s in a fight's order.") % {"n": turn_order.SLOTS_MAX}
-            return adding.refuse("new_count", message)
-        rows += joining
-    adding.clear()  # it has joined: the form is empty again
-    return ""
-
-
-def _names_of(row: Row) -> list[str]:
-    """The names a line of new PNJ will make (none for any other line)."""
-    return row.new.names(row.name) if row.new is not None else []
-
-
-def _slots(rows: list[Row], in_play: dict) -> list[turn_order.Slot] | None:
-    """The rows as the order to record, or None with each row's error set."""
-    slots, ok = [], True
-    for row in rows:
-        try:
-            init = turn_order.initiative_read(row.init)
-        except ValidationError as err:
-            row.error, ok = " ".join(err.messages), False
-            continue
-        members = row.members
-        if members:
-            if not all(pk in in_play for pk in members):
-                row.error, ok = _("This one is no longer in play: take it out."), False
-                continue
-            slots.append(
-                turn_order.Slot(
-                    pj=members[0], also=tuple(members[1:]), init=init, esfuerzo=not row.calm
-                )
-            )
-        elif row.new is not None:
-            names = row.new.names(row.name)
-            if not row.name or max(map(len, names)) > turn_order.NAME_MAX:
-                row.error, ok = (
-                    _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX},
-                    False,
-                )
-                continue
-            if not 1 <= row.new.count <= services.COPIES_MAX:
-                row.error, ok = _("That line is no longer in the order."), False
-                continue
-            # PNJ made when the order is saved (_made): the line's number for now.
-            slots.append(
-                turn_order.Slot(
-                    npc=-(row.new.number), name=row.name, init=init, esfuerzo=not row.calm
-                )
-            )
-        elif row.npc is not None:
-            if not row.name:
-                row.error, ok = _("Give it a name."), False
-                continue
-            if len(row.name) > turn_order.NAME_MAX:
-                row.error, ok = (
-                    _("A name of at most %(n)s characters.") % {"n": turn_order.NAME_MAX},
-                    False,
-                )
-                continue
-            slots.append(turn_order.Slot(npc=row.npc, name=row.name, init=init))
-        else:
-            row.error, ok = _("That line is no longer in the order."), False
-    return slots if ok else None
-
-
 @require_http_methods(["GET", "POST"])
 @login_required
 def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
-    """Start a fight with an order, or change the order of the one going on."""
+    """Start a fight with an order, or change the order of the one going on. The page says
+    when the fight changed since it was shown (`?visto=` with the version a live page saw;
+    `cambios=1`: it has changes of its own to keep), and a save from a page that saw
+    another fight is refused, answered with the fight as it is now."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     characters = selectors.board_characters(campaign=campaign) + selectors.board_pnj(
         campaign=campaign
     )
     in_play = {c.pk: c for c in characters}
     now = selectors.fight_now(campaign=campaign)
-    error, status = "", 200
+    # With no fight on, the next starts from the last one's groups, without those it took out.
+    last = selectors.fight_last(campaign=campaign) if now is None else None
+    names = selectors.character_names(campaign=campaign)
+    error, status, unsaved = "", 200, ""
     adding = Adding(request.POST if request.method == "POST" else None)
+    seen = request.POST.get("fight") if request.method == "POST" else request.GET.get("visto")
     if request.method == "GET":
-        rows = _rows_of(now, characters)
+        rows = rows_of(now, characters, last)
     elif request.POST.get("mode") == "start" and now is not None:
         # Another tab started the fight meanwhile: this page shows that fight's order now.
-        rows = _rows_of(now, characters)
+        rows = rows_of(now, characters)
         error, status = (
             _("A fight was started meanwhile (in another tab?): here is its order."),
             409,
         )
+        seen = None
     else:
-        rows = _rows_from(request)
+        rows = rows_from(request)
         step = request.POST.get("step", "")
         if step:
-            error = _move(rows, step, adding, in_play, campaign)
+            error = move(rows, step, adding, in_play, campaign)
             status = 422 if error else 200
+        elif _stale(request, now):
+            error, unsaved, rows = _refused(
+                campaign, seen or "", now, rows, names, in_play, characters
+            )
+            status, seen = 409, None
         else:
-            slots = _slots(rows, in_play)
+            slots = slots_of(rows, in_play)
             if slots is None:
                 error, status = _("Some lines need a fix: see each one."), 422
             elif not slots:
@@ -352,42 +86,54 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
                         slots = _made(request, campaign, rows, slots)
                         _record_order(request, campaign, now, slots)
                 except ValidationError as err:
-                    error, status = " ".join(err.messages), 409
+                    if err.code not in ("stale", "changed"):
+                        raise
+                    # The fight moved on between this answer's read and the write.
+                    now = selectors.fight_now(campaign=campaign)
+                    last = selectors.fight_last(campaign=campaign) if now is None else None
+                    names = selectors.character_names(campaign=campaign)
+                    error, unsaved, rows = _refused(
+                        campaign, seen or "", now, rows, names, in_play, characters
+                    )
+                    status, seen = 409, None
                 else:
                     return redirect("board", slug=campaign.slug)
-    names = selectors.character_names(campaign=campaign)
-    templates = {t.pk: t for t in campaign.templates.all()}
-    for row in rows:
-        row.label = (
-            ", ".join(names.get(pk, "?") for pk in row.members)
-            if row.members
-            else ", ".join(_names_of(row)) or row.name
-        )
-        pnj = row.pj is not None and row.pj in in_play and in_play[row.pj].is_pnj
-        # R27 needs a FUE score: without one, a line's rounds are never esfuerzo.
-        row.no_fue = campaign.esfuerzo_prolongado and _no_fue(row, in_play, templates)  # type: ignore[attr-defined]
-        row.hint = (  # type: ignore[attr-defined]  # for the template
-            _("group")
-            if len(row.members) > 1
-            else _("PNJ")
-            if pnj
-            else _("new group, one turn")
-            if row.new and row.new.count > 1
-            else _("new PNJ")
-            if row.new
-            else _("PJ")
-        )
+    label(rows, names, in_play, campaign)
     taken = {pk for row in rows for pk in row.members}
+    changed = None
+    if seen is not None and seen != (now.version if now else ""):
+        stale = request.method == "POST" or request.GET.get("cambios") == "1"
+        changed = _changed(campaign, seen, now, names, stale=stale)
     context = {
         "campaign": campaign,
         "rows": rows,
-        "addable": [c for c in characters if c.pk not in taken],
+        "addable": addable(characters, taken, now, last),
+        # Starting a fight: the PNJ in play that the last one took out, left out of it.
+        "left_out": ", ".join(
+            f"{c.name} ({WHY.get(last.out[c.pk], last.out[c.pk])})"
+            for c in characters
+            if c.is_pnj and c.pk in last.out and c.pk not in taken
+        )
+        if now is None and last is not None
+        else "",
         "templates": campaign.templates.order_by("name"),
+        # Starting a fight with no session open: the page says so, and offers to open one.
+        "no_session": now is None and selectors.open_session(campaign=campaign) is None,
+        "next_session": (
+            campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0
+        )
+        + 1,
+        "open_session": request.method == "GET" or bool(request.POST.get("open_session")),
         "fight": now,
         "fight_current": turn_order.slot_name(now.current_slot, names)
         if now and now.current_slot
         else "",
         "error": error,
+        "unsaved": unsaved,
+        "changed": changed,
+        # The page as the fight is (its rows and the form to add empty): a live change may
+        # replace it; otherwise it holds the DJ's changes, which a live change keeps.
+        "edited": request.method == "POST" and status != 409,
         "adding": adding,
         "sides": Character.Side.choices,
         "active": "board",
@@ -395,12 +141,61 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     return render(request, TEMPLATE, context, status=status)
 
 
-def _no_fue(row: Row, in_play: dict, templates: dict) -> bool:
-    """Whether one of a line's characters (or the Plantilla of its new PNJ) has no FUE."""
-    if row.new is not None:
-        template = templates.get(row.new.template)
-        return template is None or "FUE" not in template.attributes
-    return any(pk in in_play and "FUE" not in in_play[pk].attributes for pk in row.members)
+def _stale(request: AuthedHttpRequest, now: turn_order.Fight | None) -> bool:
+    """Whether a save comes from an order page that saw another fight (or none left)."""
+    if request.POST.get("mode") != "order":
+        return False
+    if now is None:
+        return True  # the fight ended meanwhile: saving would start another
+    seen = request.POST.get("fight")
+    return seen is not None and seen != now.version
+
+
+def _seen_fight(campaign: Campaign, version: str | None) -> turn_order.Fight | None:
+    """The fight a page saw, from its version ("round:turn:seq:digest"), or None."""
+    parts = (version or "").split(":")
+    seq = whole(parts[2]) if len(parts) == 4 else None
+    return selectors.fight_at(campaign=campaign, seq=seq) if seq is not None else None
+
+
+def _changed(
+    campaign: Campaign,
+    seen: str,
+    now: turn_order.Fight | None,
+    names: dict[int, str],
+    *,
+    stale: bool,
+) -> dict:
+    """The notice of a fight that changed since the page saw it (`seen`, its version):
+    what changed, how it stands, and whether the page holds changes a save would lose."""
+    what = present_fight.changes(_seen_fight(campaign, seen), now, names)
+    return {"what": "; ".join(what), "now": present_fight.standing(now, names), "stale": stale}
+
+
+def _refused(
+    campaign: Campaign,
+    seen: str,
+    now: turn_order.Fight | None,
+    posted: list[Row],
+    names: dict[int, str],
+    in_play: dict,
+    characters: list,
+) -> tuple[str, str, list[Row]]:
+    """A save from a page that saw another fight (`seen`, its version): nothing written.
+    Why (what changed, in the DJ's words), the page's order that was not saved, and the
+    rows of the fight as it is now (one taken out meanwhile is back only if added again)."""
+    label(posted, names, in_play)
+    unsaved = " → ".join(row.label for row in posted)
+    if now is None:
+        error = _("Nothing was saved: the fight ended meanwhile (in another tab?).")
+        last = selectors.fight_last(campaign=campaign)
+        return error, unsaved, rows_of(None, characters, last)
+    what = present_fight.changes(_seen_fight(campaign, seen), now, names)
+    error = _(
+        "Nothing was saved: the fight changed meanwhile (in another tab?): %(what)s. Here "
+        "it is as it stands now: make your changes again."
+    ) % {"what": "; ".join(what) or present_fight.now_words(now, names)}
+    return error, unsaved, rows_of(now, characters)
 
 
 def _made(
@@ -439,6 +234,10 @@ def _record_order(
 ) -> None:
     names = selectors.character_names(campaign=campaign)
     if now is None:
+        # Started with no session open, the fight may open the next one (the page's box).
+        opened = None
+        if request.POST.get("open_session") and selectors.open_session(campaign=campaign) is None:
+            opened = services.session_start(campaign=campaign)
         services.fight_start(
             campaign=campaign,
             order=slots,
@@ -447,11 +246,18 @@ def _record_order(
         )
         first = turn_order.slot_name(slots[0], names)
         messages.success(request, _("The fight starts: %(name)s's turn.") % {"name": first})
+        if opened is not None:
+            messages.success(
+                request,
+                _("Session %(number)s is open: the fight belongs to it.")
+                % {"number": opened.number},
+            )
     else:
         services.fight_order(
             campaign=campaign,
             order=slots,
             expected=request.POST.get("turn", ""),
+            version=request.POST.get("fight", ""),
             actor=request.user,
             idempotency_key=idempotency_key(request),
         )

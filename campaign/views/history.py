@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -27,20 +28,33 @@ from ..numbers import whole
 from ..present import lang
 from ..present.card import build
 from ..present.events import void_refused
+from ..present.figures import clock_parts
 from ..reference import render_recap
 from ..requests import AuthedHttpRequest
 
 # A recap is the DJ's own Markdown; raw HTML in it is shown as text.
 
 
+def _text_posted(request: AuthedHttpRequest, field: str, too_long: str) -> tuple[str, str]:
+    """A session's long text as a form sent it, as the session keeps it (no NUL: PostgreSQL
+    refuses it in a text column; Unix line ends), and why it cannot be kept ("" when it
+    can): `too_long`, with the most it may hold."""
+    text = (request.POST.get(field) or "").replace("\r\n", "\n").replace("\x00", "").strip()
+    if len(text) <= RECAP_MAX:
+        return text, ""
+    return text, too_long % {"max": number_format(RECAP_MAX, force_grouping=True)}
+
+
 def recap_posted(request: AuthedHttpRequest) -> tuple[str, str]:
-    """The recap a form sent, as a session keeps it (no NUL: PostgreSQL refuses it in a
-    text column; Unix line ends), and why it cannot be kept ("" when it can)."""
-    recap = (request.POST.get("recap") or "").replace("\r\n", "\n").replace("\x00", "").strip()
-    if len(recap) <= RECAP_MAX:
-        return recap, ""
-    most = number_format(RECAP_MAX, force_grouping=True)
-    return recap, _("The recap is too long: %(max)s characters at most.") % {"max": most}
+    """The recap a form sent, and why it cannot be kept ("" when it can)."""
+    return _text_posted(request, "recap", _("The recap is too long: %(max)s characters at most."))
+
+
+def note_posted(request: AuthedHttpRequest) -> tuple[str, str]:
+    """The DJ's note a form sent, and why it cannot be kept ("" when it can)."""
+    return _text_posted(
+        request, "dj_note", _("The DJ's note is too long: %(max)s characters at most.")
+    )
 
 
 def _viewer(request: AuthedHttpRequest, slug: str) -> tuple[Membership, history.Viewer]:
@@ -112,7 +126,16 @@ def campaign_history(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     )
     context["sessions_before"] = before
     context["active"] = "history"
-    return render(request, "campaign/history.html", context)
+    return _live_or_page(request, "campaign/history.html", context)
+
+
+def _live_or_page(request: AuthedHttpRequest, template: str, context: dict) -> HttpResponse:
+    """The page, or for its live news (static/js/history.js asks its own address as an htmx
+    request) only the parts that change: the same reads, for the same viewer."""
+    live = bool(request.htmx)
+    response = render(request, f"{template}#live" if live else template, context)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 def _session(membership: Membership, number: int) -> GameSession:
@@ -129,15 +152,18 @@ def session_detail(request: AuthedHttpRequest, slug: str, number: int) -> HttpRe
     membership, viewer = _viewer(request, slug)
     session = _session(membership, number)
     context = _timeline_context(request, membership, viewer, session)
-    context.update(
-        session=session,
-        recap=render_recap(session.recap) if session.recap else "",
-        recap_max=RECAP_MAX,
-        # A recap refused (session_recap): what was typed, and why, by its field.
-        recap_refused=request.session.pop("session_recap", None) if viewer.is_dj else None,
-        active="history",
-    )
-    return render(request, "campaign/session.html", context)
+    context.update(session=session, active="history")
+    if not request.htmx:  # the live parts hold neither the recap, the note nor their forms
+        context.update(
+            recap=render_recap(session.recap) if session.recap else "",
+            recap_max=RECAP_MAX,
+            # A recap or note refused (session_recap, session_note): what was typed, and why.
+            recap_refused=request.session.pop("session_recap", None) if viewer.is_dj else None,
+            note_refused=request.session.pop("session_note", None) if viewer.is_dj else None,
+            # The DJ's own note: in the DJ's page only, never a player's.
+            dj_note=render_recap(session.dj_note) if viewer.is_dj and session.dj_note else "",
+        )
+    return _live_or_page(request, "campaign/session.html", context)
 
 
 @require_POST
@@ -154,6 +180,23 @@ def session_recap(request: AuthedHttpRequest, slug: str, number: int) -> HttpRes
     else:
         services.session_recap_set(session=session, recap=recap)
         messages.success(request, _("Recap saved."))
+    return redirect("session_detail", slug=slug, number=number)
+
+
+@require_POST
+@login_required
+def session_note(request: AuthedHttpRequest, slug: str, number: int) -> HttpResponse:
+    """The DJ writes or edits their own note on a session (Markdown; no player reads it)."""
+    membership, viewer = _viewer(request, slug)
+    if not viewer.is_dj:
+        raise Http404("No such session.")
+    session = _session(membership, number)
+    note, refused = note_posted(request)
+    if refused:
+        request.session["session_note"] = {"dj_note": note, "error": refused}
+    else:
+        services.session_note_set(session=session, note=note)
+        messages.success(request, _("Note saved."))
     return redirect("session_detail", slug=slug, number=number)
 
 
@@ -180,7 +223,10 @@ def _event_page(
     status: int = 200,
 ) -> HttpResponse:
     names = _names(campaign)
-    row = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)[0]
+    found = history.rows(campaign=campaign, events=[event], viewer=viewer, names=names)
+    if not found:  # a step of a fight this viewer may not know of (a hidden PNJ's lost turn)
+        raise Http404("No such event.")
+    row = found[0]
     changes = history.event_changes(
         event=event,
         viewer=viewer,
@@ -235,6 +281,7 @@ def event_void(request: AuthedHttpRequest, slug: str, seq: int) -> HttpResponse:
             reason=typed,
             status=422,
         )
+    error: str  # the refusal, as HTML (void_refused) or as text
     try:
         services.events_void(events=[event], actor=request.user, reason=reason)
     except services.EventVoidRefused as refused:
@@ -260,17 +307,20 @@ def event_void(request: AuthedHttpRequest, slug: str, seq: int) -> HttpResponse:
 
 
 def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
-    """What each PJ carries out of the session: at its end, or now while it is open."""
+    """What each PJ carries out of the session, then each PNJ that took part in it: at its
+    end, or now while it is open."""
     campaign = session.campaign
     catalogue = selectors.catalogue_by_name(campaign=campaign)
     characters = {c.pk: c for c in selectors.characters_with_snapshots(campaign=campaign)}
     entries: list[dict] = []
     if session.is_open:
-        # The party, as session_end keeps it: the PJ and the allies travelling with them.
+        # As session_end keeps it: the PJ, the allies travelling with them, and the PNJ that
+        # took part (an enemy archived at its fight's end too).
+        took_part = set(selectors.session_pnj(session=session).values_list("pk", flat=True))
         states = {
             pk: c.snapshot.state
             for pk, c in characters.items()
-            if not c.is_archived and (not c.is_pnj or c.in_party)
+            if pk in took_part or not c.is_archived and (not c.is_pnj or c.in_party)
         }
     else:
         states = {int(pk): data["state"] for pk, data in session.sheet_summary.items()}
@@ -280,7 +330,7 @@ def _sheet_entries(session: GameSession, viewer: history.Viewer) -> list[dict]:
             continue  # (characters None: the DJ, who sees every PJ)
         card = build(character, state, catalogue=catalogue, for_player=not viewer.is_dj)
         entries.append({"character": character, "card": card})
-    entries.sort(key=lambda entry: entry["character"].name)
+    entries.sort(key=lambda entry: (entry["character"].is_pnj, entry["character"].name))
     return entries
 
 
@@ -294,9 +344,19 @@ def session_sheets(request: AuthedHttpRequest, slug: str, number: int) -> HttpRe
         "campaign": membership.campaign,
         "session": session,
         "entries": _sheet_entries(session, viewer),
+        "clock": clock_parts(_session_clock(session)),
         "is_dj": viewer.is_dj,
     }
     return render(request, "campaign/session_sheets.html", context)
+
+
+def _session_clock(session: GameSession) -> int:
+    """The party's game time at the session's end (the furthest any of the party kept by
+    session_end had got, as the board's clock reads it then), or now while it is open."""
+    if session.is_open:
+        return selectors.campaign_clock(campaign=session.campaign)
+    clocks = (data["state"].get("clock") for data in session.sheet_summary.values())
+    return max((c for c in clocks if isinstance(c, int)), default=0)
 
 
 @require_GET

@@ -13,8 +13,9 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
-from django.utils.html import escape
+from django.utils.html import conditional_escape
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
@@ -71,7 +72,7 @@ def party_refuse(
     if not request.htmx:
         messages.error(request, message)
         return redirect("board", slug=campaign.slug)
-    answer = HttpResponse(escape(message) + also, status=status)
+    answer = HttpResponse(conditional_escape(message) + also, status=status)
     return reswap(retarget(answer, f"#{slot}"), "innerHTML")
 
 
@@ -334,13 +335,15 @@ def _void(
         text = words % {
             "seq": done.seq,
             "who": party_who(done, names, in_play),
-            "what": event_label(done.event),
+            "what": event_label(done.event, names),  # the DJ's: one taken out, by name
         }
         toasts.append({"title": text, "lines": [], "text": text})
     if archived:
-        text = _("Undone: %(names)s leave the board (archived, kept in the history)") % {
-            "names": ", ".join(c.name for c in archived)
-        }
+        text = ngettext(
+            "Undone: %(names)s leaves the board (archived, kept in the history)",
+            "Undone: %(names)s leave the board (archived, kept in the history)",
+            len(archived),
+        ) % {"names": ", ".join(c.name for c in archived)}
         toasts.append({"title": text, "lines": [], "text": text})
     # One event: its card answers; a tap of several, or PNJ gone: the whole board does.
     only = event.character if len(together) == 1 and not archived else None

@@ -10,8 +10,9 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -23,6 +24,7 @@ from ..models import Campaign, Character, Template
 from ..pnj_forms import CopiesForm, NewPnjForm, PnjForm, TemplateForm
 from ..requests import AuthedHttpRequest
 from .answers import idempotency_key
+from .setup import local_next
 
 # Each form of the page has ids of its own: the page holds several at once.
 TEMPLATE_IDS = "template_%s"
@@ -230,8 +232,10 @@ def pnj_new(request: AuthedHttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def pnj_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
-    """A PNJ's card (new scores go to its log) and what players see of it."""
+    """A PNJ's card (new scores go to its log) and what players see of it. Saved, back to
+    where the DJ opened it (the board's card, the PNJ page: `next`), else to the board."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
+    back = local_next(request) or reverse("board", args=[campaign.slug])
     character = pnj_for_dj(campaign=campaign, pk=pk, archived=None)
     data = request.POST if request.method == "POST" else None
     form = PnjForm(data, campaign=campaign, character=character)
@@ -250,8 +254,14 @@ def pnj_edit(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResponse:
             add_service_error(form, err)
         else:
             messages.success(request, _("%(name)s saved.") % {"name": character.name})
-            return redirect("pnj_list", slug=campaign.slug)
-    context = {"campaign": campaign, "form": form, "character": character, "active": "pnj"}
+            return HttpResponseRedirect(back)
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "character": character,
+        "active": "pnj",
+        "back": back,
+    }
     return render(request, "campaign/pnj_form.html", context)
 
 

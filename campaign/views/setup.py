@@ -28,7 +28,7 @@ from ..forms import (
 )
 from ..models import Campaign, CatalogueEntry, Character
 from ..requests import AuthedHttpRequest
-from .history import recap_posted
+from .history import note_posted, recap_posted
 
 
 def _data(request: AuthedHttpRequest):
@@ -250,15 +250,22 @@ def catalogue_delete(request: AuthedHttpRequest, slug: str, pk: int) -> HttpResp
 # -- game sessions -----------------------------------------------------------------------
 
 
-def _back(request: AuthedHttpRequest, campaign: Campaign) -> HttpResponse:
-    """To the page the form came from, when it is on this site; else to the board."""
-    target = request.POST.get("next", "")
+def local_next(request: AuthedHttpRequest) -> str:
+    """The page a form came from (its `next`, posted or in the link that opened it), when it
+    is a path of this site; else ""."""
+    target = request.POST.get("next", "") or request.GET.get("next", "")
     # A path of this site only: redirect() would take "0" or "board" for a view's name.
     if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return HttpResponseRedirect(target)
-    return redirect("board", slug=campaign.slug)
+        return target
+    return ""
+
+
+def _back(request: AuthedHttpRequest, campaign: Campaign) -> HttpResponse:
+    """To the page the form came from, when it is on this site; else to the board."""
+    target = local_next(request)
+    return HttpResponseRedirect(target) if target else redirect("board", slug=campaign.slug)
 
 
 @require_POST
@@ -288,20 +295,27 @@ def session_start(request: AuthedHttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def session_end(request: AuthedHttpRequest, slug: str) -> HttpResponse:
-    """End the open game session, with an optional recap."""
+    """End the open game session, with an optional recap (players read it) and an optional
+    note of the DJ's own (no player does)."""
     campaign = campaign_for_dj(user=request.user, slug=slug)
     session = selectors.open_session(campaign=campaign)
     if session is None:
         messages.error(request, _("There is no open session to end."))
         return _back(request, campaign)
-    # The recap as the session's page takes it (history.session_recap).
-    recap, refused = recap_posted(request)
-    if refused:
-        # Shown by the recap when the board comes back, the question open, nothing lost.
-        request.session["session_end"] = {"recap": recap, "error": refused}
+    # Both as the session's page takes them (history.session_recap, session_note).
+    recap, recap_refused = recap_posted(request)
+    note, note_refused = note_posted(request)
+    if recap_refused or note_refused:
+        # Shown by its field when the board comes back, the question open, nothing lost.
+        request.session["session_end"] = {
+            "recap": recap,
+            "dj_note": note,
+            "error": recap_refused,
+            "note_error": note_refused,
+        }
         return _back(request, campaign)
     try:
-        services.session_end(session=session, recap=recap)
+        services.session_end(session=session, recap=recap, dj_note=note)
     except ValidationError as err:
         for message in err.messages:
             messages.error(request, message)

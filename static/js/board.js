@@ -2,8 +2,11 @@
    closing the second-tap forms and toasts. An ES module (deferred); it starts the live
    channel by importing it. No inline handlers (the CSP forbids them). */
 import { listChanged } from "./cards.js";
+import { placeBar } from "./bar.js";
 import { carry, fillOnOpen, refill } from "./lazy.js";
 import { fetchParts, given, parts, patch, tell } from "./live/index.js";
+import { pnjSection } from "./pnj.js";
+import { tapResults } from "./result.js";
 
 (() => {
   const board = document.getElementById("board");
@@ -55,17 +58,20 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   // A live refresh is a few parts, each with the id of what it replaces: change them in
   // place (live/morph.js), then let htmx wire up what is new.
   function swapParts(html) {
+    let bar = false; // a part of the clock bar changed: it is placed anew (bar.js)
     parts(html).forEach((pair) => {
       const old = pair[0], part = pair[1];
       if (part.getAttribute("hx-swap-oob") === "delete") { old.remove(); return; }
       part.removeAttribute("hx-swap-oob");
       if (old.isEqualNode(part)) return; // unchanged (the clock, often): nothing to redo
+      if (old.closest("#clockbar")) bar = true;
       const isCard = old.classList.contains("pj-card");
       if (isCard && old.querySelector(".ask-slot > *")) { old.dataset.stale = "1"; return; }
       if (isCard) { updateCard(old, part, false); } else { patch(old, part); }
       htmx.process(old);
     });
     fitToast();
+    if (bar) placeBar();
   }
 
   // -- a card anew, changed in place -----------------------------------------------------
@@ -148,6 +154,8 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
 
   // -- "More actions" and "Whole card": asked for when they open (lazy.js) -------------
   fillOnOpen(board);
+  pnjSection(board); // the add form emptied after an add, the area blow's marks (pnj.js)
+  tapResults(board); // a tap's result by its card where the clock bar's line is out of sight
 
   // -- the focus stays on the control the DJ used -----------------------------------------
   // A control is found again in its new rendering by what it is (its box, its name and
@@ -248,20 +256,15 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   document.body.addEventListener("htmx:afterSettle", holdPlace);
 
   // -- the sticky clock bar: what scrolls or gets focus stops below it, never under it ----
-  function keepClearOfBar() {
-    const bar = document.getElementById("clockbar");
-    const sticky = bar && getComputedStyle(bar).position === "sticky";
-    document.documentElement.style.scrollPaddingTop = sticky ? `${bar.offsetHeight + 8}px` : "";
-  }
   if (window.ResizeObserver) {
-    const watch = new ResizeObserver(keepClearOfBar);
+    const watch = new ResizeObserver(placeBar); // (bar.js)
     const observe = () => { const bar = document.getElementById("clockbar"); if (bar) watch.observe(bar); };
     observe();
     document.body.addEventListener("htmx:oobAfterSwap", (event) => {
       if (event.detail.target && event.detail.target.id === "clockbar") { watch.disconnect(); observe(); }
     });
   }
-  keepClearOfBar();
+  placeBar();
 
   // -- "Other time…": an open menu keeps what is typed in it across the clock bar's swap,
   // closes once its time is sent, on Escape and on a click elsewhere.
@@ -389,9 +392,13 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
   }
   fitToast();
   window.addEventListener("resize", fitToast);
+  // A new toast is measured once the answer is all in, before the next frame: measuring
+  // it in the middle of the answer's swaps made the page lay out once more.
+  let fitting = 0;
   document.body.addEventListener("htmx:oobAfterSwap", (event) => {
     const target = event.detail.target;
-    if (target && (target.id === "clockbar" || target.id === "toasts")) fitToast();
+    if (!target || (target.id !== "clockbar" && target.id !== "toasts") || fitting) return;
+    fitting = window.requestAnimationFrame(() => { fitting = 0; fitToast(); });
   });
 
   // -- the second-tap choosers: one open at a time on the board, in sight ----------------
@@ -424,12 +431,7 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     if (el) openers[target.id] = { el, desc: describe(el) };
   });
   // On a wide screen the clock bar stays at the top of the window: what is brought into
-  // sight lands below it (app.css: scroll-margin-top from --bar).
-  function barHeight() {
-    const bar = document.getElementById("clockbar");
-    const sticky = bar && getComputedStyle(bar).position === "sticky";
-    document.documentElement.style.setProperty("--bar", (sticky ? bar.offsetHeight : 0) + "px");
-  }
+  // sight lands below it (app.css: scroll-margin-top from --bar, bar.js).
   // Where the window's free room starts: below the clock bar while it stays at the top.
   function barBottom() {
     const bar = document.getElementById("clockbar");
@@ -444,10 +446,16 @@ import { fetchParts, given, parts, patch, tell } from "./live/index.js";
     const fits = rect.height <= bottom - top;
     window.scrollBy(0, fits && rect.top >= top ? rect.bottom - bottom : rect.top - top);
   }
-  barHeight();
-  window.addEventListener("resize", barHeight);
+  // The bar is measured when its size changes (its ResizeObserver, above: it reports after
+  // the page's layout, never forcing one), on resize, and when a part of it is swapped (the
+  // turn's chip may have moved); a card's swap elsewhere leaves it alone.
+  window.addEventListener("resize", placeBar);
+  const inBar = (el) => el && el.closest && el.closest("#clockbar");
+  document.body.addEventListener("htmx:oobAfterSwap", (event) => {
+    if (inBar(event.detail.target)) placeBar();
+  });
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    barHeight();
+    if (!window.ResizeObserver || inBar(event.detail.target)) placeBar();
     const target = event.detail.target;
     if (!target || !target.classList || !target.classList.contains("ask-slot") || !target.firstElementChild) return;
     reveal(target);

@@ -4,8 +4,8 @@
 
    It keeps a player's sheet readable offline, and nothing else: a sheet's page is asked
    of the network first and kept; when the network is gone the kept copy is shown (sheet.js
-   refreshes that copy after every live change). Static files are served from the cache
-   and refreshed behind. Every other request goes to the network as if there were no worker.
+   refreshes that copy after live changes, once the sheet is quiet or at once when it hides
+   or loses its network). Static files are served from the cache and refreshed behind. Every other request goes to the network as if there were no worker.
    Logging out clears all of it (Clear-Site-Data). */
 "use strict";
 const SHEETS = "zodiac-sheets-v1";

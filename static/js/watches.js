@@ -1,5 +1,6 @@
-/* The party Descanso's watches by turns, in "Otro tiempo…": refused, the panel (closed when
-   it was sent) opens again on its lines, each with its reason, and the focus goes to the
+/* The party Descanso's watches by turns, in "Otro tiempo…" (folded under its own summary,
+   so the panel's buttons stay in sight on a phone): refused, the panel (closed when it was
+   sent) and its fold open again on its lines, each with its reason, and the focus goes to the
    first line refused (or the first field, for a reason of them all). */
 
 document.body.addEventListener("htmx:afterSwap", (event) => {
@@ -8,8 +9,9 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
   const refused = target.querySelector('[aria-invalid="true"]');
   const error = target.querySelector("#watches-error");
   if (!refused && !(error && error.textContent.trim())) return;
-  const menu = target.closest("details.menu");
-  if (menu) menu.open = true;
+  for (const shut of [target.closest("details.watches-turns"), target.closest("details.menu")]) {
+    if (shut) shut.open = true;
+  }
   const first = refused || target.querySelector("select, input");
   if (first) first.focus();
 });

@@ -120,14 +120,14 @@ def test_other_time_closes_after_use_and_on_escape(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
 
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     expect(menu).to_have_attribute("open", "")
     menu.get_by_label("Cantidad").fill("15")
     menu.get_by_role("button", name="Dejar pasar el tiempo").click()
 
     expect(page.locator("#clock")).to_contain_text("00:15")
     expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     expect(page.locator("#clockbar details.menu")).to_have_attribute("open", "")
     page.keyboard.press("Escape")
     expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
@@ -135,7 +135,7 @@ def test_other_time_closes_after_use_and_on_escape(browser, app_url, table):
 
 def test_the_board_keeps_updating_while_other_time_is_open(browser, app_url, table):
     page = open_board(browser, app_url, table)
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     page.locator("#clockbar details.menu").get_by_label("Cantidad").fill("25")
 
     services.event_record(
@@ -295,7 +295,7 @@ def test_a_refused_void_says_why_beside_its_form_in_the_cards_words(browser, app
 def test_a_refused_other_time_says_why_inside_it(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     menu.get_by_label("Cantidad").fill("mucho")
     menu.get_by_role("button", name="Dejar pasar el tiempo").click()
 
@@ -354,12 +354,25 @@ def test_toasts_and_the_sticky_bar_cover_no_control(browser, app_url, table, wid
 
 def test_ending_the_session_asks_once_and_offers_the_recap(browser, app_url, table):
     services.session_start(campaign=table["campaign"], title="La emboscada")
+    phone = open_board(browser, app_url, table, width=360, height=640)
+    phone.get_by_text("Terminar sesión…").click()
+    expect(phone.get_by_label("Tu nota (opcional)")).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(phone, "board-end-session-360")
     page = open_board(browser, app_url, table)
 
     page.get_by_text("Terminar sesión…").click()
     expect(page.get_by_role("link", name="Sesión 1")).to_be_visible()  # still open
     expect(page.get_by_text("¿Terminar la sesión 1?")).to_be_visible()
-    page.get_by_label("Resumen (opcional)").fill("Cayeron en la emboscada.")
+    # The recap is the players' to read, and says so; the DJ's own note sits beside it.
+    recap = page.get_by_label("Resumen para la mesa (opcional)")
+    expect(recap).to_have_accessible_description(
+        "Lo leen todos los jugadores, en la página de la sesión y en sus exportaciones."
+    )
+    recap.fill("Cayeron en la emboscada.")
+    note = page.get_by_label("Tu nota (opcional)")
+    expect(note).to_have_accessible_description("Solo para ti: ningún jugador la ve nunca.")
+    note.fill("El jefe de los bandidos es el hermano de Mei (secreto).")
     screenshot(page, "board-end-session-1280")
     page.get_by_role("button", name="Terminar la sesión 1").click()
 
@@ -367,6 +380,7 @@ def test_ending_the_session_asks_once_and_offers_the_recap(browser, app_url, tab
     table["campaign"].refresh_from_db()
     session = table["campaign"].sessions.get()
     assert session.ended_at is not None and session.recap == "Cayeron en la emboscada."
+    assert session.dj_note == "El jefe de los bandidos es el hermano de Mei (secreto)."
 
 
 def test_without_javascript_no_shortcuts_button_that_would_do_nothing(browser, app_url, table):
@@ -386,14 +400,14 @@ def test_without_javascript_no_shortcuts_button_that_would_do_nothing(browser, a
 def test_the_menus_descanso_closes_it_and_keeps_each_watch_box_as_ticked(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     menu.get_by_label("Kenji").check()
 
     menu.get_by_role("button", name="Descanso del grupo (8 h)").click()
 
     expect(page.locator("#clock")).to_contain_text("08:00")
     expect(page.locator("#clockbar details.menu")).not_to_have_attribute("open", "")
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     again = page.locator("#clockbar details.menu")
     expect(again.get_by_label("Kenji")).not_to_be_checked()  # a fresh bar: nothing kept
     expect(again.get_by_label("Aiko")).not_to_be_checked()
@@ -450,7 +464,7 @@ def test_refusals_and_undo_break_no_content_security_rule(browser, app_url, tabl
 
     aiko.get_by_role("button", name="Heridas leve").click()
     expect(page.locator("#toasts")).to_contain_text("Heridas Leve")
-    page.locator("details.menu summary").click()
+    page.locator("details.menu > summary").click()
     page.locator("#other-time").get_by_label("Cantidad").fill("1e3")
     page.locator("#other-time").get_by_role("button", name="Dejar pasar el tiempo").click()
     expect(page.locator("#other-time-error")).to_contain_text("número")

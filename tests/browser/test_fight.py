@@ -114,8 +114,16 @@ def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
     turn = sheet.locator(".sheet-turn")
     expect(turn).to_contain_text("Turno de Kenji · te toca después de un enemigo")
 
+    # Shocked, she cannot act: her phone says the turn coming is the one she loses.
+    expect(turn).to_contain_text("no puedes actuar: pierdes ese turno")
     pass_turn(page, "Turno de Oni")
-    expect(sheet.locator(".sheet-turn")).to_contain_text("te toca a continuación")
+    expect(sheet.locator(".sheet-turn")).to_contain_text(
+        "te toca a continuación · no puedes actuar: pierdes ese turno"
+    )
+    screenshot(sheet, "fight-sheet-turn-lost-360")
+    sheet.set_viewport_size({"width": 1280, "height": 900})
+    screenshot(sheet, "fight-sheet-turn-lost-1280")
+    sheet.set_viewport_size({"width": PHONE["width"], "height": PHONE["height"]})
     # Aiko's turn: the one her Shock leve takes; she loses it.
     pass_turn(page, "Aiko no puede actuar: pierde el turno")
     expect(sheet.locator(".sheet-turn")).to_contain_text("Tu turno: no puedes actuar")
@@ -252,15 +260,22 @@ def test_a_second_tabs_start_page_never_overwrites_the_fight_started_meanwhile(b
     first = board_page(browser, table)
     second = first.context.new_page()
     second.goto(f"{table['base']}/c/kiso/combate/")
+    expect(second.locator("#live")).to_have_attribute("data-state", "open")
+    # A line added there first: the page holds the DJ's changes, which the start keeps.
+    second.get_by_label("Nombre o plantilla (PNJ nuevo)").fill("Lobo")
+    second.get_by_role("button", name="Añadir", exact=True).last.click()
+    lobo = second.locator('input[name="name"][value="Lobo"]')
+    expect(lobo).to_be_attached()
     start_fight(first)
 
-    second.get_by_label("Nombre o plantilla (PNJ nuevo)").fill("Lobo")
-    second.get_by_role("button", name="Añadir", exact=True).last.click()  # any tap says it
+    expect(second.locator("#fight-changed")).to_contain_text("ha empezado un combate")
+    expect(lobo).to_be_attached()
+    second.get_by_role("button", name="Empezar el combate", exact=True).last.click()
 
     expect(second.get_by_role("alert")).to_contain_text("Mientras tanto se empezó un combate")
     # The fight's own order, its Oni a PNJ now (a name typed became one at the start).
     expect(second.locator(".fight-rows")).to_contain_text("Oni")
-    expect(second.locator(".fight-rows")).not_to_contain_text("Lobo")
+    expect(lobo).to_have_count(0)
     known = selectors.character_names(campaign=table["campaign"])
     names = [known[s.pj] for s in selectors.fight_now(campaign=table["campaign"]).order]
     assert "Lobo" not in names and "Oni" in names
@@ -268,11 +283,25 @@ def test_a_second_tabs_start_page_never_overwrites_the_fight_started_meanwhile(b
     expect(second.locator("#fight")).to_contain_text("Combate · ronda 1")
 
 
+def test_an_untouched_start_page_becomes_the_order_of_the_fight_started_elsewhere(browser, table):
+    first = board_page(browser, table)
+    second = first.context.new_page()
+    second.goto(f"{table['base']}/c/kiso/combate/")
+    expect(second.locator("#live")).to_have_attribute("data-state", "open")
+
+    start_fight(first)
+
+    expect(second.get_by_role("heading", name="Orden de turnos · ronda 1")).to_be_visible()
+    expect(second.locator("#fight-changed")).to_contain_text("Actualizado")
+    expect(second.locator(".fight-row").first).to_contain_text("Kenji")
+    screenshot(second, "fight-start-page-followed-1280")
+
+
 def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     first = board_page(browser, table)
     start_fight(first)
-    banner = first.locator(".messages .message-success")
-    expect(banner).to_contain_text("turno de Kenji")
+    banner = first.locator(".messages .message-success")  # the fight's, and its session's
+    expect(banner.first).to_contain_text("turno de Kenji")
     # The start reloaded the board: its stream must be open again to hear the step.
     expect(first.locator("#live")).to_have_attribute("data-state", "open")
 
@@ -285,7 +314,7 @@ def test_the_fights_start_banner_goes_once_the_table_moves_on(browser, table):
     expect(banner).to_have_count(0)
     first.get_by_role("link", name="Cambiar orden").click()
     first.get_by_role("button", name="Guardar el orden").click()
-    expect(banner).to_contain_text("El orden de turnos ha cambiado")
+    expect(banner.first).to_contain_text("El orden de turnos ha cambiado")
     # A reload again: before its scripts run, a tap is a plain form post (whose answer is a
     # new page with its own banner), so the step waits for the page to be live.
     expect(first.locator("#live")).to_have_attribute("data-state", "open")
@@ -362,3 +391,21 @@ def test_the_order_page_marks_one_as_not_exerting_itself(browser, table, width):
     expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Aiko")
     order = selectors.fight_now(campaign=campaign).order
     assert [s.esfuerzo for s in order] == [True, False, True, True]
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_fight_started_with_no_session_open_says_so_and_opens_one(browser, table, width):
+    page = board_page(browser, table, width)
+    expect(page.locator(".session-bar")).to_contain_text("Sin sesión abierta")
+    page.get_by_role("link", name="Empezar combate").click()
+
+    box = page.get_by_role("checkbox", name="Empezar también la sesión 1")
+    expect(page.locator("#fight-no-session")).to_contain_text("No hay ninguna sesión abierta")
+    expect(box).to_be_checked()
+    box.scroll_into_view_if_needed()
+    screenshot(page, f"fight-no-session-{width}")
+    page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
+
+    expect(page.locator("#fight")).to_contain_text("Turno de")
+    expect(page.get_by_text("La sesión 1 está abierta: el combate es parte de ella.")).to_be_visible()
+    expect(page.locator(".session-bar")).to_contain_text("Sesión 1")

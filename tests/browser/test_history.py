@@ -100,6 +100,32 @@ def test_the_dj_writes_a_recap_and_reads_the_session(browser, table):
     screenshot(phone, "session-360")
 
 
+def test_the_djs_note_sits_beside_the_recap_and_no_player_reads_it(browser, table):
+    note = "El monje del paso es el oni disfrazado."
+    for viewport in (WIDE, PHONE):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/1/")
+        notes = page.get_by_role("region", name="Tu nota")
+        expect(notes).to_contain_text("Solo tú ves esta nota")
+        if viewport is WIDE:
+            notes.get_by_text("Escribir una nota").click()
+            notes.get_by_label("Tu nota (Markdown)").fill(f"{note}\n\n*Que no se sepa.*")
+            notes.get_by_role("button", name="Guardar nota").click()
+        expect(notes.locator(".prose em")).to_have_text("Que no se sepa.")
+        expect(page.get_by_role("region", name="Resumen")).to_contain_text(
+            "lo leen todos los jugadores"
+        )
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"session-note-{viewport['width']}")
+
+    player = page_for(browser, table, table["mei"], PHONE)
+    player.goto(f"{table['base']}/c/kiso/sesion/1/")
+    expect(player.get_by_role("heading", name="Resumen")).to_be_visible()
+    expect(player.get_by_role("region", name="Tu nota")).to_have_count(0)
+    assert "monje" not in player.content()
+    screenshot(player, "session-player-360")
+
+
 def test_the_end_of_session_sheets_print_without_the_app_around_them(browser, table):
     page = page_for(browser, table, table["dj"])
     page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
@@ -113,6 +139,28 @@ def test_the_end_of_session_sheets_print_without_the_app_around_them(browser, ta
     expect(page.get_by_role("link", name="Imprimir")).to_be_hidden()
     expect(page.get_by_role("article", name="Kenji")).to_be_visible()
     screenshot(page, "session-sheets-print")
+
+
+@pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1280", "360"])
+def test_the_sheets_end_with_the_pnj_that_took_part_marked_as_pnj(browser, table, viewport):
+    campaign = table["aiko"].campaign
+    session = services.session_start(campaign=campaign, title="La emboscada")
+    oni, _idle = services.pnj_create(campaign=campaign, name="Oni", count=2)
+    services.event_record(
+        campaign=campaign,
+        character=oni,
+        event={"kind": "suffer", "type": "heridas", "grade": "grave"},
+    )
+    services.session_end(session=session)
+    page = page_for(browser, table, table["dj"], viewport)
+    page.goto(f"{table['base']}/c/kiso/sesion/2/hojas/")
+
+    sheets = page.get_by_role("article")
+    expect(sheets).to_have_count(3)  # the party, then Oni 1 (Oni 2 never took part)
+    expect(sheets.nth(0)).to_have_accessible_name("Aiko")
+    expect(sheets.nth(2).get_by_role("heading", level=2)).to_have_text("Oni 1 PNJ · enemigo")
+    expect(sheets.nth(2)).to_contain_text("☒ Grave")
+    screenshot(page, f"session-sheets-pnj-{viewport['width']}")
 
 
 def test_a_player_reads_their_history_on_a_phone_without_secrets(browser, table):
@@ -182,18 +230,21 @@ def test_a_recap_too_long_is_kept_with_the_reason_by_its_field(browser, table):
     page = page_for(browser, table, table["dj"])
     page.goto(f"{table['base']}/c/kiso/")
     page.get_by_text("Terminar sesión…").click()
-    recap = page.get_by_label("Resumen (opcional)")
+    recap = page.get_by_label("Resumen para la mesa (opcional)")
     assert recap.get_attribute("maxlength") == "20000"
     fill_past_its_limit(page, recap, too_long)
+    page.get_by_label("Tu nota (opcional)").fill("Nada se pierde.")
 
     page.get_by_role("button", name="Terminar la sesión 2").click()
 
-    recap = page.get_by_label("Resumen (opcional)")
+    recap = page.get_by_label("Resumen para la mesa (opcional)")
     expect(recap).to_be_visible()  # the question is open again
     assert recap.input_value() == too_long.strip()  # nothing typed is lost
+    assert page.get_by_label("Tu nota (opcional)").input_value() == "Nada se pierde."
     error = page.locator("#session-recap-error")
     expect(error).to_have_text(TOO_LONG)
-    assert recap.get_attribute("aria-describedby") == "session-recap-error"
+    assert recap.get_attribute("aria-describedby").split()[-1] == "session-recap-error"
+    expect(recap).to_have_accessible_description(re.compile(r"Lo leen todos.*20\s000"))
     assert selectors.open_session(campaign=table["aiko"].campaign) is not None
     screenshot(page, "session-end-too-long-1280")
 
@@ -219,3 +270,126 @@ def test_a_refused_voids_address_opened_again_is_the_events_page(browser, table)
     page.goto(page.url)  # the address the refusal left, opened again: the event's page
     expect(page.get_by_role("heading", name="Justo antes")).to_be_visible()
     assert page.url == address
+
+
+def test_a_refused_void_names_every_event_that_depends_on_it_each_a_link(browser, table):
+    campaign = table["aiko"].campaign
+
+    def record(character, **event):
+        return services.event_record(campaign=campaign, character=character, event=event)
+
+    sleep = record(None, kind="sleep")
+    kenji_wakes = record(table["kenji"], kind="wake")
+    aiko_wakes = record(table["aiko"], kind="wake")
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/evento/{sleep.seq}/")
+        page.get_by_text("Anular este evento…").click()
+        page.get_by_label("¿Por qué?").fill("no durmieron")
+
+        page.get_by_role("button", name="Anular").click()
+
+        error = page.locator("#void-error")
+        expect(error).to_contain_text("sin él dejarían de valer 2 eventos posteriores")
+        expect(error).to_contain_text(f"el #{kenji_wakes.seq} de Kenji (Despierta)")
+        expect(error).to_contain_text(f"el #{aiko_wakes.seq} de Aiko (Despierta)")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"event-void-refused-{width}")
+    error.get_by_role("link", name=f"#{aiko_wakes.seq}").click()
+    heading = page.get_by_role("heading", name=re.compile(f"#{aiko_wakes.seq} · Aiko"))
+    expect(heading).to_be_visible()
+
+
+def test_the_end_of_session_sheets_show_the_partys_game_time_at_its_end(browser, table):
+    campaign = table["aiko"].campaign
+    # After the session: the party's clock moves on, its sheets keep the end's time.
+    services.event_record(campaign=campaign, event={"kind": "time", "hours": 5})
+    services.session_start(campaign=campaign, title="La vuelta")
+    services.event_record(campaign=campaign, event={"kind": "time", "minutes": 2})
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/1/hojas/")
+
+        clock = page.locator("#session-clock")
+        expect(clock).to_have_text(
+            re.compile(r"Tiempo de juego del grupo al terminar la sesión:\s+Día 1\s+00:10")
+        )
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"session-sheets-clock-{width}")
+
+        page.goto(f"{table['base']}/c/kiso/sesion/2/hojas/")
+        expect(page.locator("#session-clock")).to_have_text(
+            re.compile(r"Tiempo de juego del grupo ahora:\s+Día 1\s+05:12")
+        )
+    page.emulate_media(media="print")
+    expect(page.get_by_role("article", name="Kenji")).to_contain_text(
+        "Kiso · Sesión 2 · Día 1 05:12"
+    )
+
+
+def test_the_history_follows_the_table_live_for_the_dj_and_for_a_player(browser, table):
+    campaign, aiko, kenji = table["aiko"].campaign, table["aiko"], table["kenji"]
+    dj = page_for(browser, table, table["dj"])
+    dj.goto(f"{table['base']}/c/kiso/historia/?final=1")
+    player = page_for(browser, table, table["mei"], PHONE)
+    player.goto(f"{table['base']}/c/kiso/historia/?final=1")
+    for page in (dj, player):
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+        page.evaluate("window.__noReload = true")
+
+    services.session_start(campaign=campaign, title="La vuelta")
+    services.event_record(
+        campaign=campaign,
+        character=kenji,
+        event={"kind": "suffer", "type": "fatiga", "grade": "leve"},
+    )
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "afeccion", "grade": "grave", "source": "ponzoña azul"},
+    )
+
+    expect(dj.locator("#history-sessions")).to_contain_text("Sesión 2: La vuelta")
+    expect(dj.locator(".timeline-row").last).to_contain_text("Aiko: Afección Grave")
+    expect(dj.locator(".timeline-row", has_text="Kenji: Fatiga Leve")).to_have_count(1)
+    screenshot(dj, "history-live-1280")
+    # The player's history, as ever: their PJ's events, the secret kept.
+    expect(player.locator("#history-sessions")).to_contain_text("Sesión 2: La vuelta")
+    expect(player.locator(".timeline-row").last).to_contain_text("Aiko: Afección Grave")
+    text = player.content()
+    assert "Kenji" not in text and "ponzoña" not in text.lower()
+    assert player.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(player, "history-live-player-360")
+    assert dj.evaluate("window.__noReload") and player.evaluate("window.__noReload")
+
+
+def test_a_sessions_page_follows_the_table_live(browser, table):
+    campaign = table["aiko"].campaign
+    session = services.session_start(campaign=campaign, title="La vuelta")
+    for viewport, width in ((WIDE, 1280), (PHONE, 360)):
+        page = page_for(browser, table, table["dj"], viewport)
+        page.goto(f"{table['base']}/c/kiso/sesion/2/")
+        expect(page.locator("#live")).to_have_attribute("data-state", "open")
+        page.evaluate("window.__noReload = true")
+        page.locator(".timeline-svg").scroll_into_view_if_needed()
+        expect(page.locator(".timeline-svg svg")).to_be_visible()  # drawn once in sight
+        page.get_by_label("Resumen (Markdown)").fill("A medio escribir")
+
+        wound = services.event_record(
+            campaign=campaign,
+            character=table["kenji"],
+            event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+        )
+
+        row = page.locator(f"#e{wound.seq}")
+        expect(row).to_contain_text("Kenji: Heridas Leve")
+        expect(
+            page.locator(f'.timeline-svg g.tl-lane[data-pj="{table["kenji"].pk}"]')
+        ).to_be_visible()
+        # What the DJ was typing stays.
+        expect(page.get_by_label("Resumen (Markdown)")).to_have_value("A medio escribir")
+        assert page.evaluate("window.__noReload")
+        screenshot(page, f"session-live-{width}")
+    services.session_end(session=session)
+    expect(page.locator("#session-head")).not_to_contain_text("en curso")
+    expect(page.get_by_role("link", name="Hojas de fin de sesión")).to_be_visible()

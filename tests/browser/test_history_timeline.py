@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign import services
+from campaign.turn_order import Slot
 from tests.browser.conftest import SCREENSHOTS, log_in
 from tests.factories import CampaignFactory, CharacterFactory, UserFactory
 
@@ -100,3 +101,48 @@ def test_a_player_sees_their_own_lane_on_a_phone(browser, table):
     expect(page.locator("text.tl-name")).to_have_text("Aiko")
     assert "ponzoña" not in page.content().lower()
     screenshot(page, "timeline-svg-player-360")
+
+
+@pytest.fixture
+def fight(app_url):
+    """An hour's walk, then a fight of two rounds: Aiko's Shock leve of round 1 ends with
+    her turn, a Shock grave in round 2; then a long rest."""
+    dj = UserFactory(username="sensei")
+    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    kenji = CharacterFactory(campaign=campaign, name="Kenji")
+
+    def record(character, **event):
+        return services.event_record(campaign=campaign, character=character, event=event, actor=dj)
+
+    session = services.session_start(campaign=campaign, title="El puente")
+    record(None, kind="time", hours=1)
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    record(aiko, kind="suffer", type="shock", grade="leve")
+    services.fight_pass(campaign=campaign)  # Aiko's turn ends: so does her Shock leve
+    services.fight_pass(campaign=campaign)  # Kenji's, and the round
+    record(aiko, kind="suffer", type="shock", grade="grave")
+    services.fight_pass(campaign=campaign)
+    services.fight_pass(campaign=campaign)
+    services.fight_end(campaign=campaign)
+    record(None, kind="time", hours=7)
+    services.session_end(session=session)
+    return {"dj": dj, "aiko": aiko, "base": app_url}
+
+
+@pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1280", "360"])
+def test_a_fights_rounds_have_a_width_and_its_shock_leve_shows_in_order(browser, fight, viewport):
+    page = open_svg(browser, fight, fight["dj"], viewport)
+    shock = page.locator(f'rect.tl-seg[data-pj="{fight["aiko"].pk}"][data-type="shock"]')
+    leve = shock.and_(page.locator('[data-grade="leve"]'))
+    grave = shock.and_(page.locator('[data-grade="grave"]'))
+
+    expect(leve).to_have_count(1)
+    expect(grave).to_have_count(1)
+    leve_box, grave_box = leve.bounding_box(), grave.bounding_box()
+    # Seen on the screen (a few pixels at least, on a phone too), and before the grave.
+    assert leve_box["width"] >= 4, leve_box
+    assert leve_box["x"] + leve_box["width"] <= grave_box["x"] + 0.5
+    # Its hover text says it lasted no game time beyond its round's instant.
+    expect(leve.locator("title")).to_contain_text("Shock: Leve · Día 1 01:00 – Día 1 01:00")
+    screenshot(page, f"timeline-svg-fight-{viewport['width']}")

@@ -108,6 +108,36 @@ def test_when_the_tab_holding_the_stream_closes_another_takes_over(browser, app_
     context.close()
 
 
+# Counts what a tab says on its BroadcastChannel, by the message's type.
+SAID = """(() => {
+  window.__said = {};
+  const post = BroadcastChannel.prototype.postMessage;
+  BroadcastChannel.prototype.postMessage = function (data) {
+    window.__said[data.type] = (window.__said[data.type] || 0) + 1;
+    return post.call(this, data);
+  };
+})();"""
+
+
+def test_a_lone_tab_keeps_its_news_to_itself_until_another_opens(browser, app_url, table):
+    """A phone with one page open relays its news to nobody; a second tab hears the rest."""
+    context = browser_of(browser, app_url, table["dj"])
+    context.add_init_script(SAID)
+    (alone,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    wound(table["party"]["Aiko"])
+    expect(card(alone, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    assert alone.evaluate("window.__said.change || 0") == 0
+
+    (second,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    expect(card(second, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    wound(table["party"]["Kenji"], grade="grave")
+    for page in (alone, second):
+        expect(card(page, "Kenji").get_by_text("Heridas Grave")).to_be_visible()
+    assert leaders([alone, second]) == [alone]  # the second heard it from the first
+    assert alone.evaluate("window.__said.change") >= 1
+    context.close()
+
+
 def test_a_djs_board_and_a_players_sheet_in_one_browser_each_hear_what_they_show(
     browser, app_url, table
 ):

@@ -97,10 +97,13 @@ def test_end_fight_asks_without_covering_the_time_bar(browser, table, width):
     minute = page.get_by_role("button", name="+1 min")
     low = question.bounding_box()
     high = minute.bounding_box()
-    assert high["y"] >= low["y"] + low["height"] or high["x"] >= low["x"] + low["width"], (
-        low,
-        high,
+    apart = (
+        high["y"] >= low["y"] + low["height"]
+        or high["y"] + high["height"] <= low["y"]
+        or high["x"] >= low["x"] + low["width"]
+        or high["x"] + high["width"] <= low["x"]
     )
+    assert apart, (low, high)
     screenshot(page, f"fight-end-{width}")
     summary.click()
     expect(question).to_be_hidden()

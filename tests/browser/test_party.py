@@ -79,7 +79,7 @@ def test_pj_keeping_watch_stay_awake_through_party_rest_and_descanso(browser, ap
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
 
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     menu.get_by_label("Cantidad").fill("5")
     menu.get_by_text("reposo", exact=True).click()
     menu.get_by_label("Kenji").check()
@@ -90,7 +90,7 @@ def test_pj_keeping_watch_stay_awake_through_party_rest_and_descanso(browser, ap
     expect(card(page, "Kenji").get_by_text("Fatiga Leve")).to_be_visible()  # awake, on watch
     expect(card(page, "Kenji").locator(".behind")).to_have_count(0)  # the same time passed
 
-    page.locator("#clockbar details.menu summary").click()
+    page.locator("#clockbar details.menu > summary").click()
     page.locator("#clockbar details.menu").get_by_label("Aiko").check()
     page.locator("#clockbar details.menu").get_by_role(
         "button", name="Descanso del grupo (8 h)"
@@ -115,7 +115,7 @@ def test_the_behind_notice_on_a_phone(browser, app_url, table, width):
 def test_one_deshacer_takes_back_a_descanso_with_its_watch(browser, app_url, table):
     page = open_board(browser, app_url, table)
     menu = page.locator("#clockbar details.menu")
-    menu.locator("summary").click()
+    menu.locator(":scope > summary").click()
     menu.get_by_label("Kenji").check()
     menu.get_by_role("button", name="Descanso del grupo (8 h)").click()
     expect(page.locator("#clock")).to_contain_text("08:00")

@@ -80,7 +80,9 @@ def test_the_ambush_from_the_board(browser, ambush):
     phone = sheet(browser, ambush)
     jefe = card(page, "Jefe Zzsecreto")
     expect(page.locator(".pnj-group > summary")).to_contain_text("Bandido")
-    expect(page.locator(".fight-slot").nth(1)).to_contain_text("Bandido 1, Bandido 2, Bandido 3")
+    group = page.locator(".fight-slot").nth(1)
+    expect(group).to_contain_text("Bandido 1–3")  # each copy by name in its title
+    expect(group).to_have_attribute("title", "Bandido 1, Bandido 2, Bandido 3")
     # The Jefe takes Heridas grave and Shock leve: on his card, and his turn is lost.
     jefe.get_by_role("button", name="Heridas grave").click()
     expect(jefe.locator(".box.marked")).to_have_count(1)
@@ -139,14 +141,14 @@ def test_the_ambush_from_the_board(browser, ambush):
     b3 = card(page, "Bandido 3")
     b3.get_by_role("button", name="Shock leve").click()
     expect(b3.locator(".badge-danger")).to_contain_text("no puede actuar")
-    pass_to(2, "Bandido 1, Bandido 3")
+    pass_to(2, "Bandido 1, 3")
     pass_to(2, "Kenji")
     expect(b3.locator(".badge-danger")).to_have_count(0)
     assert selectors.character_state(character=ambush["bandidos"][2])["marks"]["shock"] == []
-    order = ["Aiko", "Bandido 1, Bandido 3", "Kenji", "Jefe Zzsecreto", "Ren", "Sora"]
+    order = ["Aiko", "Bandido 1, 3", "Kenji", "Jefe Zzsecreto", "Ren", "Sora"]
     for round_ in range(2, 7):
         for name in order[3 if round_ == 2 else 0 :]:
-            if (round_, name) == (6, "Bandido 1, Bandido 3"):
+            if (round_, name) == (6, "Bandido 1, 3"):
                 break
             pass_to(round_, name)
     expect(page.locator("#fight .fight-now")).to_contain_text("ronda 6 · Turno de Aiko")
@@ -181,7 +183,7 @@ def test_pnj_are_added_from_the_board_into_the_fight(browser, ambush):
     form.get_by_label("un turno para todos").check()
     form.get_by_role("button", name="Añadir al combate").click()
     expect(card(page, "Bandido 5")).to_be_visible()
-    expect(page.locator(".fight-slot").nth(3)).to_contain_text("Bandido 4, Bandido 5")
+    expect(page.locator(".fight-slot").nth(3)).to_contain_text("Bandido 4, 5")
     form.get_by_label("Nombre o plantilla").fill("   ")
     form.get_by_role("button", name="Añadir al combate").click()
     expect(page.locator("#pnj-error")).to_have_text("Ponle un nombre al PNJ.")

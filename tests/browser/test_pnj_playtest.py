@@ -86,7 +86,7 @@ def test_the_order_page_keeps_a_refused_add_and_groups_copies_in_one_turn(browse
     page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
 
     slot = page.locator(".fight-slot", has_text="Bandido 1")
-    expect(slot).to_have_text("Bandido 1, Bandido 2, Bandido 3 9")
+    expect(slot).to_have_text("Bandido 1–3 9")
     group = selectors.fight_now(campaign=table["campaign"]).order
     assert [len(s.members) for s in group] == [3, 1, 1]  # sorted: 9, then the blank ones
     assert assert_width(page, width)
@@ -184,19 +184,17 @@ def test_the_calculators_list_follows_the_pnj_in_every_tab(browser, table):
     screenshot(other_tab, "calculator-follows-1280")
 
 
-@pytest.fixture
-def ambush(table):
-    """The playtest's ambush: 8 PJ, and 12 PNJ (6 Bandidos sharing one turn, 3 Lobos grises,
-    the Jefe, the Bruja and an ally), all in the fight; the Jefe has a note for his turn's end."""
-    campaign = table["campaign"]
-    party = [table["party"]["Aiko"], table["party"]["Kenji"]]
-    party += [
+def ambush_fight(campaign, party, bandido):
+    """The playtest's ambush on `campaign`: `party` (two PJ) joined by six more, and 12 PNJ
+    (6 of the Plantilla `bandido` sharing one turn, 3 Lobos grises, the Jefe, the Bruja and
+    an ally), all in a fight. The whole party, and the PNJ."""
+    party = party + [
         CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
         for name in PARTY[2:]
     ]
     lobo = services.template_save(campaign=campaign, name="Lobo gris", attributes={"VOL": 1})
     pnj = [
-        *services.pnj_create(campaign=campaign, template=table["bandido"], count=6),
+        *services.pnj_create(campaign=campaign, template=bandido, count=6),
         *services.pnj_create(campaign=campaign, template=lobo, count=3),
         *services.pnj_create(campaign=campaign, name="Jefe Ruiz", attributes={"VOL": 3}),
         *services.pnj_create(campaign=campaign, name="Bruja del pantano"),
@@ -206,6 +204,16 @@ def ambush(table):
     order.append(Slot(pj=pnj[0].pk, also=tuple(c.pk for c in pnj[1:6]), init=11))
     order += [Slot(pj=c.pk, init=9 - n) for n, c in enumerate(pnj[6:])]
     services.fight_start(campaign=campaign, order=order)
+    return party, pnj
+
+
+@pytest.fixture
+def ambush(table):
+    """The playtest's ambush (ambush_fight); the Jefe has a note for his turn's end."""
+    campaign = table["campaign"]
+    party, pnj = ambush_fight(
+        campaign, [table["party"]["Aiko"], table["party"]["Kenji"]], table["bandido"]
+    )
     services.reminder_add(campaign=campaign, text="huye", when="end", character=pnj[9])
     return {**table, "pnj": pnj, "all": party + pnj}
 
@@ -245,7 +253,7 @@ def test_the_turn_bar_keeps_each_turns_tap_in_reach_at_a_phones_width(browser, a
         passing.click()
         expect(bar).to_contain_text(f"Turno de {name}")
     passing.click()
-    expect(bar).to_contain_text("Turno de Bandido 1, Bandido 2, Bandido 3")
+    expect(bar).to_contain_text("Turno de Bandido 1–6")
     expect(page.locator("#fight .fight-now")).to_contain_text("Turno de Bandido 1")
     assert in_viewport(page, passing)
     # Its name leads to the card whose turn it is; that card keeps its own pass button.

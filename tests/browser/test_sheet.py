@@ -96,6 +96,19 @@ def test_a_dj_change_shows_on_the_sheet_within_a_second_without_a_reload(browser
     assert sheet.evaluate("window.__noReload") is True
 
 
+def test_a_check_that_comes_live_is_rolled_in_place(browser, app_url, table):
+    """The roll form the live news brings is wired like the page's own: it answers in place."""
+    sheet = open_sheet(browser, app_url, table["mei"], table["aiko"])
+    record(table["aiko"], kind="suffer", type="shock", grade="grave")
+    record(table["aiko"], kind="turn_end")  # its TS is now pending
+
+    sheet.get_by_role("button", name=re.compile("^Tirar")).first.click()
+
+    expect(sheet.locator(".toast")).to_contain_text(re.compile(r"\d"))  # the die is shown
+    assert StateEvent.objects.filter(event__kind="save").count() == 1
+    assert sheet.evaluate("window.__noReload") is True  # answered in place, not a new page
+
+
 def test_the_player_rolls_a_check_and_the_dj_card_shows_the_result(browser, app_url, table):
     a_hard_fight(table["aiko"])
     sheet = open_sheet(browser, app_url, table["mei"], table["aiko"])
@@ -157,6 +170,42 @@ def test_offline_the_banner_shows_and_the_last_state_stays_readable(browser, tra
         process, _base = start_server(port=port)
         expect(page.get_by_role("img", name="Fatiga leve: marcada")).to_be_visible()
         expect(banner).to_be_hidden()
+    finally:
+        stop_server(process)
+
+
+# The sheet's offline copy (the service worker's cache) holds this text.
+KEPT = """(text) => caches.open("zodiac-sheets-v1")
+  .then((cache) => cache.match(window.location.pathname))
+  .then((kept) => kept ? kept.text() : "")
+  .then((html) => html.includes(text))"""
+
+
+@pytest.mark.parametrize("away", ["after a quiet moment", "at once"])
+def test_offline_the_copy_holds_what_the_live_news_showed(browser, transactional_db, away):
+    """The copy read offline is the state the player last saw: the live news of a change
+    reaches it once the sheet is quiet, or the moment the network goes."""
+    process, base = start_server()
+    try:
+        table = make_table()
+        aiko = table["aiko"]
+        page = open_sheet(browser, base, table["mei"], aiko)
+        page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.ready")
+        page.reload()
+        page.wait_for_function("!!navigator.serviceWorker.controller")
+        page.wait_for_selector('#live[data-state="open"]', state="attached")
+
+        record(aiko, kind="suffer", type="fatiga", grade="leve")  # the DJ's tap
+        marked = page.get_by_role("img", name="Fatiga leve: marcada")
+        expect(marked).to_be_visible()
+        if away == "after a quiet moment":
+            page.wait_for_function(KEPT, arg="Fatiga leve: marcada")
+        process.kill()  # the network goes
+        expect(page.locator("#offline")).to_be_visible()
+        page.wait_for_function(KEPT, arg="Fatiga leve: marcada")
+        page.reload()  # served by the service worker from its copy
+        expect(marked).to_be_visible()
+        expect(page.locator("#offline")).to_be_visible()
     finally:
         stop_server(process)
 

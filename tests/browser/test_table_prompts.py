@@ -236,6 +236,10 @@ def test_ending_a_fight_offers_ya_no_esta_expuesto_to_each_in_emocion_grave(brow
     close_up(page.locator("#clockbar"), f"fight-end-prompt-{width}-close")
     # Every tab of the board shows it.
     expect(other.get_by_role("group", name="El combate ha terminado.")).to_contain_text("Kenji")
+    # Found playing: a +10 min right after the fight took it away; time alone keeps it.
+    page.get_by_role("button", name="+10 min").click()
+    expect(page.locator("#clockbar .clock")).to_contain_text("00:10")
+    expect(prompt).to_contain_text("Aiko (ira: el oni)")
 
     prompt.get_by_role("button", name="Ya no está expuesto (Aiko)").click()
     expect(card(page, "Aiko").get_by_text("Emoción Leve: euforia")).to_be_visible()
@@ -260,6 +264,7 @@ def test_a_night_in_watches_by_turns_refused_then_recorded(browser, table, width
     three watches of two hours went unrecorded."""
     page = open_board(browser, table, width)
     page.locator("details.menu summary", has_text="Otro tiempo…").click()
+    page.locator("summary", has_text="Guardias por turnos…").click()
     watches = page.get_by_role("group", name="Guardias por turnos, en el Descanso del grupo (8 h)")
     for n, (name, start, end) in enumerate((("Aiko", "0", "2"), ("Kenji", "1", "4"))):
         watches.get_by_label(f"Guardia {n + 1}", exact=True).select_option(label=name)

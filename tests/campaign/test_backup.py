@@ -103,7 +103,11 @@ def rich(db):
     record(campaign, aiko, suffer("fatiga", "leve"))
     mistake = record(campaign, aiko, suffer("fatiga", "leve"))
     services.event_void(event=mistake, actor=dj, reason="Era Kenji")
-    services.session_end(session=first, recap="Bandidos en el paso. Kenji cerró sus heridas.")
+    services.session_end(
+        session=first,
+        recap="Bandidos en el paso. Kenji cerró sus heridas.",
+        dj_note="El jefe de los bandidos es el hermano de Mei (secreto).",
+    )
 
     services.session_start(campaign=campaign, title="La fiebre de Nara")
     taro = services.character_create(
@@ -227,6 +231,7 @@ def sessions(campaign) -> list[tuple]:
             s.started_at,
             s.ended_at,
             s.recap,
+            s.dj_note,
             dumped({names[pk]: sheet for pk, sheet in s.sheet_summary.items()}),
         )
         for s in campaign.sessions.order_by("number")
@@ -294,6 +299,7 @@ def test_the_log_of_the_rich_campaign_has_what_the_round_trip_must_cover(rich):
     assert events.filter(event__has_key="ts_roll").exists()
     assert rich.characters.filter(joined_seq__gt=0, archived_at__isnull=False).exists()
     assert rich.sessions.filter(ended_at__isnull=False).exclude(recap="").exists()
+    assert rich.sessions.exclude(dj_note="").exists()
     assert rich.sessions.filter(ended_at__isnull=True).exists()
 
 
@@ -1277,6 +1283,32 @@ def test_the_file_names_pnj_and_templates_by_their_refs(pnj_campaign):
     assert spent["character"] == refs["Sato"] and spent["when"] == "end"
 
 
+def test_a_group_sharing_a_turn_before_its_fight_round_trips(db):
+    """PNJ added as a group with "un turno para todos" before any fight share the turn of
+    the first of them (turn_with): the file says it by ref, the copy keeps it by name."""
+    dj = UserFactory(username="group-dj")
+    campaign = services.campaign_create(name="Antes del puente", dj=dj)
+    services.pnj_create(campaign=campaign, name="Ronin", count=3, together=True, actor=dj)
+    services.pnj_create(campaign=campaign, name="Jefe", actor=dj)
+
+    text = export_text(campaign)
+    document = json.loads(text)
+    copy = campaign_import(text, dj=dj).campaign
+
+    refs = {c["name"]: c["ref"] for c in document["characters"]}
+    shared = {c["name"]: c["turn_with"] for c in document["characters"]}
+    assert shared == {"Ronin 1": refs["Ronin 1"], "Ronin 2": refs["Ronin 1"],
+                      "Ronin 3": refs["Ronin 1"], "Jefe": None}  # fmt: skip
+    kept = {
+        c.name: c.turn_with.name if c.turn_with else None
+        for c in copy.characters.select_related("turn_with")
+    }
+    assert kept == {"Ronin 1": "Ronin 1", "Ronin 2": "Ronin 1", "Ronin 3": "Ronin 1",
+                    "Jefe": None}  # fmt: skip
+    theirs = set(campaign.characters.values_list("pk", flat=True))
+    assert not set(copy.characters.values_list("turn_with", flat=True)) & theirs
+
+
 def test_an_old_file_without_pnj_keys_imports_as_pj_only(small):
     """Version 1: no kind, no templates, no reminders."""
     document, dj = small
@@ -1294,6 +1326,22 @@ def test_an_old_file_without_pnj_keys_imports_as_pj_only(small):
     ]
     assert not copy.templates.exists() and not copy.reminders.exists()
     assert result.counts == f"2 PJ, 1 sesión, {len(document['events'])} eventos"
+
+
+def test_the_djs_note_of_a_session_goes_with_the_file_and_an_older_file_has_none(small):
+    document, dj = small
+    assert "dj_note" in document["sessions"][0]
+    document["sessions"][0]["dj_note"] = "Solo para mí."
+
+    kept = campaign_import(json.dumps(document), dj=dj).campaign
+    assert kept.sessions.get().dj_note == "Solo para mí."
+
+    del document["sessions"][0]["dj_note"]  # a file from before the note
+    older = campaign_import(json.dumps(document), dj=dj).campaign
+    assert older.sessions.get().dj_note == ""
+
+    document["sessions"][0]["dj_note"] = ["Solo", "para mí"]
+    assert refused(document, dj, lang="en") == "sessions[0].dj_note must be a text."
 
 
 def a_pnj(document, name: str) -> dict:
@@ -1330,6 +1378,14 @@ def pnj_file(pnj_campaign):
         (
             lambda d: a_pnj(d, "Bandido 1").update(template=9),
             "characters[1].template: no template of the file has the ref 9.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(turn_with=99),
+            "characters[5].turn_with: no PNJ of the file has the ref 99.",
+        ),
+        (
+            lambda d: a_pnj(d, "Jefe").update(turn_with=a_pnj(d, "Aiko")["ref"]),
+            "characters[5].turn_with: no PNJ of the file has the ref 1.",
         ),
         (
             lambda d: a_pnj(d, "Jefe").update(player="mei-p"),

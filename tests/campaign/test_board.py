@@ -9,6 +9,7 @@ from campaign import services
 from campaign.live import hub
 from campaign.models import Campaign, CampaignChange, StateEvent
 from campaign.selectors import character_state
+from campaign.turn_order import Slot
 from tests.factories import CampaignFactory, CharacterFactory, MembershipFactory, UserFactory
 
 HX = {"HX-Request": "true"}
@@ -45,7 +46,24 @@ def test_the_board_shows_one_card_per_pj_named_after_it(dj_client, campaign, aik
     assert "Kenji" not in html.split('id="cards"')[1].split("</section>")[0]
     assert 'aria-label="Heridas leve"' in html
     assert 'aria-label="Fatiga grave"' in html
-    assert "Día 1" in html and "Ronda 1" in html
+    assert "Día 1" in html
+    assert "Ronda" not in html.split('id="clock"')[1].split("</p>")[0]  # no round counted
+
+
+def test_the_clock_says_the_round_in_a_fight_or_once_rounds_pass(dj_client, campaign, aiko):
+    def clock() -> str:
+        html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+        return re.sub(r"\s+", " ", html.split('id="clock"')[1].split("</p>")[0])
+
+    assert "Ronda" not in clock()
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+    assert "Ronda 1" in clock()
+    services.fight_end(campaign=campaign)
+    assert "Ronda" not in clock()
+    services.party_event(campaign=campaign, event={"kind": "time", "rounds": 1})
+    assert "Ronda 2" in clock()  # rounds counted outside a fight
+    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 10})
+    assert "Ronda" not in clock()
 
 
 def test_a_pj_that_cannot_act_says_so_and_its_active_state_links_its_rules(
@@ -427,7 +445,6 @@ def test_a_specific_e_esp_needs_the_campaign_option(dj_client, campaign, aiko):
         {"action": "time", "unit": "hours", "amount": "½"},
         {"action": "sleep", "hours": "1e1"},
         {"action": "sleep", "hours": "todo el día"},
-        {"action": "special", "name": ""},
         {"action": "suffer", "type": "afeccion", "grade": "leve", "new_source": "x" * 200},
         {"action": "roll", "check": "no_such_check"},
     ],
@@ -441,6 +458,17 @@ def test_malformed_input_is_a_422_with_a_message_and_writes_nothing(
 
     assert response.status_code == 422
     assert 'class="card-error" role="alert"' in response.content.decode()
+    assert StateEvent.objects.count() == before
+
+
+def test_an_e_esp_without_a_name_is_refused_by_its_name_field(dj_client, campaign, aiko):
+    before = StateEvent.objects.count()
+
+    response = act(dj_client, campaign, aiko, action="special", name="  ")
+
+    assert response.status_code == 422
+    assert response["HX-Retarget"] == f"#pj-{aiko.pk}-special-error"
+    assert response.content.decode() == "Escribe el nombre del E.Esp."
     assert StateEvent.objects.count() == before
 
 
@@ -741,6 +769,31 @@ def test_next_round_records_missing_turn_ends_so_no_ts_is_skipped(dj_client, cam
     ]
     assert "Aiko: Fin de turno" in html
     assert "Ronda 2" in html
+
+
+def test_a_card_tap_answers_what_changed_around_the_card_and_leaves_the_time_bar(
+    dj_client, campaign, aiko
+):
+    """The tap's answer renews the clock, undo, the toast and the recent events, not the
+    whole clock bar: the time bar's keys were not used, and stay good for their own tap."""
+
+    def round_key(html: str) -> str:
+        return re.search(r'ronda/".*?name="key" value="(\w+)"', html, re.S).group(1)
+
+    key = round_key(dj_client.get(reverse("board", args=["kiso"])).content.decode())
+
+    answer = act(dj_client, campaign, aiko, action="suffer", type_grade="fatiga:leve", key="t1")
+    html = answer.content.decode()
+    tapped = last(campaign)
+    dj_client.post(reverse("next_round", args=["kiso"]), {"key": key}, headers=HX)
+
+    assert 'id="clockbar"' not in html and 'name="amount"' not in html
+    undo = re.search(r'<form[^>]*id="undo"[^>]*>.*?</form>', html, re.S).group(0)
+    assert 'hx-swap-oob="true"' in undo and f'name="seq" value="{tapped.seq}"' in undo
+    for oob in ("clock", "fight", "toasts", "recent", "turnbar", "time-error", "fight-error"):
+        assert re.search(rf'id="{oob}"[^>]*hx-swap-oob="true"', html), oob
+    assert "Fatiga" in re.search(r'id="toasts".*?</div>', html, re.S).group(0)
+    assert len(events(campaign, character=None, event__kind="time")) == 1  # the key held
 
 
 def test_each_answer_renews_the_time_bar_so_a_second_round_is_not_a_double_tap(

@@ -173,6 +173,17 @@ def test_deshacer_takes_back_pnj_added_into_the_fight(dj_client, campaign, aiko)
     assert f'id="pj-{made[0].pk}"' not in html
 
 
+def test_one_pnj_made_without_scores_reads_plainly_and_so_does_its_undo(dj_client, campaign):
+    dj_client.post(url("pnj_add"), {"name": "Jefe", "count": "1", "key": "k1"}, headers=HX)
+    board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+    # Its making, in the recent events: no "Puntuaciones: aún ninguna" on a PNJ just made.
+    assert "Sin puntuaciones" in board and "aún ninguna" not in board
+
+    undone = undo(dj_client, campaign).content.decode()
+
+    assert "Deshecho: Jefe sale de la mesa (archivado, queda en el historial)" in undone
+
+
 @pytest.mark.parametrize("clock", [False, True])
 def test_deshacer_takes_back_a_plain_add_and_then_the_tap_before(dj_client, campaign, aiko, clock):
     if clock:  # with time passed, each PNJ made also records its joining the campaign

@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.template import Context, Template
 from django.test import override_settings
 from django.urls import path, reverse, set_script_prefix
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 import rules
@@ -87,9 +88,12 @@ def test_a_rows_boxes_name_their_grade_and_open_the_chooser_they_need():
         f'aria-label="Afección &lt;&quot;x&quot;&gt; grave" title="Grave: {_("not marked")}">'
         "G</button>"
     )
+    # Its name whole, and cut to its first letters for a phone's narrow card (app.css).
     assert compact == (
         '<li class="condition is-active grade-leve"><span class="type">'
-        f'Afección &lt;&quot;x&quot;&gt;</span> <span class="boxes">{boxes}</span></li>'
+        '<span class="type-long">Afección &lt;&quot;x&quot;&gt;</span>'
+        '<span class="type-short" aria-hidden="true">Afe</span></span> '
+        f'<span class="boxes">{boxes}</span></li>'
     )
 
 
@@ -145,9 +149,15 @@ def test_an_ealt_text_and_its_rules_links_escape_the_cause(db):
 def test_the_scores_line_says_which_score_is_not_given(db):
     card = _card([], attributes={"FUE": 3, "PER": 2})
     html = Template("{% load card_parts %}{% scores_line card %}").render(Context({"card": card}))
-    assert '<abbr title="FUE">FUE</abbr> <strong>3</strong>' in html
+    assert '<abbr title="Fuerza">FUE</abbr> <strong>3</strong>' in html
+    assert '<abbr title="PER">PER</abbr> <strong>2</strong>' in html  # the table's own
+    assert '<abbr title="Agilidad">AGI</abbr> <strong><span aria-hidden="true">–</span>' in html
+    with translation.override("en"):
+        html = Template("{% load card_parts %}{% scores_line card %}").render(
+            Context({"card": card})
+        )
+    assert '<abbr title="Strength">STR</abbr> <strong>3</strong>' in html
     assert '<abbr title="PER">PER</abbr> <strong>2</strong>' in html
-    assert '<abbr title="AGI">AGI</abbr> <strong><span aria-hidden="true">–</span>' in html
 
 
 def test_the_modifiers_in_a_table_in_a_line_and_to_flee_or_fight(db):
@@ -157,7 +167,7 @@ def test_the_modifiers_in_a_table_in_a_line_and_to_flee_or_fight(db):
     ).render
     table, line, _intents = render(Context({"card": calm})).split("|")
     assert table == '<p class="mods-none">Sin modificadores a las acciones.</p>'
-    assert line == "Sin modificadores a las acciones."
+    assert line == "Sin modificadores."
     table, line, intents = render(Context({"card": angry})).split("|")
     assert '<th scope="col">otro</th>' in table and '<td class="mod mod-neg">−' in table
     assert f'<p class="mods-intent">{intents}</p>' in table and "Para huir:" in intents

@@ -134,3 +134,35 @@ def test_a_refused_edit_changes_nothing(campaign, aiko):
         services.character_update(character=aiko, attributes={"FUE": "mucha"})
 
     assert cursor(campaign) == before
+
+
+@pytest.mark.django_db
+def test_a_catalogue_edit_is_a_change_of_the_cards_showing_that_entry_only(campaign, aiko, kenji):
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "afeccion", "grade": "leve", "source": "fiebre roja"},
+    )
+    services.event_record(
+        campaign=campaign,
+        character=kenji,
+        event={"kind": "special", "name": "derribado", "on": True},
+    )
+    before = cursor(campaign)
+
+    entry = services.catalogue_entry_save(
+        campaign=campaign, name="Fiebre roja", kind="enfermedad", effect_leve="Tiritona."
+    )
+    assert changes(campaign)[-1] == (before + 1, "catalogue", "Aiko")
+    services.catalogue_entry_save(
+        campaign=campaign,
+        entry=campaign.catalogue.get(name="derribado"),
+        effect="En el suelo.",
+    )
+    assert changes(campaign)[-1] == (before + 2, "catalogue", "Kenji")
+    services.catalogue_entry_delete(entry=entry)
+    assert changes(campaign)[-1] == (before + 3, "catalogue", "Aiko")
+
+    # An entry no card shows changes no page.
+    services.catalogue_entry_save(campaign=campaign, name="Tos negra", kind="enfermedad")
+    assert cursor(campaign) == before + 3

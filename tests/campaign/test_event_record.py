@@ -411,10 +411,18 @@ def test_a_pj_keeping_watch_gets_party_rest_as_activity(campaign, aiko, kenji):
     assert clock(aiko) == clock(kenji) == 300
 
 
-def test_a_party_event_with_everyone_out_is_refused_and_writes_nothing(campaign, aiko):
+def test_a_party_hour_with_everyone_on_watch_is_each_ones_waking_hour(campaign, aiko):
+    """Every PJ keeping watch: no party event (it would reach nobody), each one's awake hour."""
+    records = services.party_event(campaign=campaign, event=PARTY_HOUR, watch=frozenset({aiko.pk}))
+    assert [(r.character_id, r.event["activity"]) for r in records] == [(aiko.pk, "activo")]
+    assert clock(aiko) == 3600
+
+
+def test_a_party_event_with_nobody_in_play_is_refused_and_writes_nothing(campaign, aiko):
+    services.character_archive(character=aiko)
     before = counts(campaign)
     with pytest.raises(ValidationError):
-        services.party_event(campaign=campaign, event=PARTY_HOUR, watch=frozenset({aiko.pk}))
+        services.party_event(campaign=campaign, event=PARTY_HOUR)
     assert counts(campaign) == before
 
 

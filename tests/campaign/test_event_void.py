@@ -9,6 +9,7 @@ from campaign.history.replay import campaign_replay_check
 from campaign.models import StateEvent
 from campaign.present.events import void_refused
 from campaign.selectors import character_state, state_at
+from tests.factories import CharacterFactory
 
 HERIDAS_LEVE = {"kind": "suffer", "type": "heridas", "grade": "leve"}
 FATIGA_LEVE = {"kind": "suffer", "type": "fatiga", "grade": "leve"}
@@ -128,3 +129,43 @@ def test_a_refused_campaign_wide_void_names_the_earliest_event_it_would_break(
     sleep.refresh_from_db()
     assert not sleep.is_void
     assert campaign_replay_check(campaign=campaign) == (2, [])
+
+
+def test_a_refused_void_names_every_later_event_that_would_no_longer_hold(campaign, aiko, kenji):
+    sleep = services.event_record(campaign=campaign, event={"kind": "sleep"})
+    kenji_wakes = record(campaign, kenji, {"kind": "wake"})
+    aiko_wakes = record(campaign, aiko, {"kind": "wake"})
+
+    with pytest.raises(services.EventVoidRefused) as caught:
+        services.event_void(event=sleep)
+
+    refused = caught.value
+    assert [(e.pk, c) for e, c, _err in refused.blocking] == [
+        (kenji_wakes.pk, kenji),
+        (aiko_wakes.pk, aiko),
+    ]
+    with translation.override("es"):
+        words = void_refused(refused)
+    for event, who in ((kenji_wakes, "Kenji"), (aiko_wakes, "Aiko")):
+        assert f'<a href="/c/kiso/evento/{event.seq}/">#{event.seq}</a> de {who}' in words
+    assert "2 eventos posteriores" in words
+
+
+def test_a_refused_void_with_many_later_events_names_the_first_few_and_counts_the_rest(
+    campaign, aiko
+):
+    party = [aiko, *(CharacterFactory(campaign=campaign, name=f"PJ {n}") for n in range(1, 7))]
+    sleep = services.event_record(campaign=campaign, event={"kind": "sleep"})
+    wakes = [record(campaign, pj, {"kind": "wake"}) for pj in party]
+
+    with pytest.raises(services.EventVoidRefused) as caught:
+        services.event_void(event=sleep)
+
+    assert [e.pk for e, _c, _err in caught.value.blocking] == [w.pk for w in wakes]
+    with translation.override("es"):
+        words = void_refused(caught.value)
+    assert all(f"#{w.seq}</a>" in words for w in wakes[:5])
+    assert f"#{wakes[5].seq}</a>" not in words
+    assert "y 2 más" in words
+    with translation.override("en"):
+        assert "and 2 more" in void_refused(caught.value)

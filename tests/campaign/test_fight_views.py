@@ -121,6 +121,32 @@ def test_starting_the_fight_puts_its_bar_on_the_board(dj_client, campaign, aiko,
     assert "Fin de turno → Oni" in html
 
 
+def test_a_fight_started_with_no_session_open_may_open_the_next(dj_client, campaign, aiko):
+    services.session_end(session=services.session_start(campaign=campaign))
+
+    page = dj_client.get(setup_url()).content.decode()
+
+    assert "No hay ninguna sesión abierta" in page
+    assert re.search(r'name="open_session" value="1" checked> Empezar también la sesión 2', page)
+    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "start", "open_session": "1"}
+    response = dj_client.post(setup_url(), form, follow=True)
+    assert "La sesión 2 está abierta: el combate es parte de ella." in response.content.decode()
+    start = StateEvent.objects.get(event__kind="fight", event__do="start")
+    assert start.session.number == 2 and start.session.ended_at is None
+
+
+def test_a_fight_started_with_the_box_unticked_opens_no_session(dj_client, campaign, aiko):
+    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "start"}  # an unticked box posts nothing
+
+    dj_client.post(setup_url(), form)
+
+    assert StateEvent.objects.get(event__kind="fight", event__do="start").session is None
+    assert selectors.open_session(campaign=campaign) is None
+    services.session_start(campaign=campaign)
+    services.fight_end(campaign=campaign)
+    assert "No hay ninguna sesión abierta" not in dj_client.get(setup_url()).content.decode()
+
+
 def test_passing_the_turn_from_the_board_and_a_stale_tap(dj_client, campaign, aiko, kenji):
     services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(npc=1, name="Oni")])
     url = reverse("fight_pass", args=["kiso"])
@@ -319,7 +345,7 @@ def test_a_save_refused_as_stale_shows_the_turn_now_and_the_next_save_goes(
 
     refused = dj_client.post(setup_url(), {**form, "turn": "1:0"})
     html = refused.content.decode()
-    assert refused.status_code == 409 and "El turno ya ha pasado" in html
+    assert refused.status_code == 409 and "No se ha guardado nada" in html
     assert 'name="turn" value="1:1"' in html and "Ahora: turno de Kenji." in html
     again = dj_client.post(setup_url(), {**form, "turn": "1:1"})
 
@@ -620,3 +646,148 @@ def test_every_way_of_recording_a_blow_in_its_own_turn_says_so(dj_client, campai
     assert "Aiko pierde el turno" not in passed.content.decode()
     aiko.snapshot.refresh_from_db()
     assert aiko.snapshot.state["marks"]["shock"] == ["leve"]
+
+
+def version_of(html: str) -> str:
+    return re.search(r'name="fight" value="([^"]*)"', html).group(1)
+
+
+def slots_of(html: str) -> list[str]:
+    return re.findall(r'name="slot" value="([^"]+)"', html)
+
+
+def test_a_save_from_a_page_that_saw_another_fight_writes_nothing(dj_client, campaign, aiko, kenji):
+    """The playtest's stale tab: the turn is still Aiko's, but three Bandidos joined from
+    the board; its save would have dropped them."""
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    page = dj_client.get(setup_url()).content.decode()
+    services.pnj_create(
+        campaign=campaign, name="Bandido", count=3, join={"init": 10, "together": True}
+    )
+    count = StateEvent.objects.count()
+    form = {**rows((f"pj:{kenji.pk}", "", ""), (f"pj:{aiko.pk}", "", "")), "mode": "order"}
+
+    refused = dj_client.post(setup_url(), {**form, "turn": "1:0", "fight": version_of(page)})
+
+    html = refused.content.decode()
+    assert refused.status_code == 409 and StateEvent.objects.count() == count
+    assert (
+        "No se ha guardado nada: el combate ha cambiado mientras tanto (¿en otra pestaña?): "
+        "Bandido 1, Bandido 2, Bandido 3 han entrado en el orden." in html
+    )
+    assert "El orden que tenía esta página, sin guardar: Kenji → Aiko." in html
+    bandidos = "+".join(str(c.pk) for c in campaign.characters.filter(name__startswith="Band"))
+    assert slots_of(html) == [f"pj:{aiko.pk}", f"pj:{kenji.pk}", f"pj:{bandidos}"]
+    fight = selectors.fight_now(campaign=campaign)
+    assert version_of(html) == fight.version != version_of(page)
+
+
+def test_after_a_refused_save_the_one_taken_out_stays_out(dj_client, campaign, aiko, kenji):
+    """The playtest: Bandido 3 taken out and the turn passed from the board; the order tab's
+    save refused, then pressed again, put him back with his turn."""
+    bandidos = services.pnj_create(campaign=campaign, name="Bandido", count=3)
+    group = Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk))
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), group, Slot(pj=kenji.pk)])
+    page = dj_client.get(setup_url()).content.decode()
+    services.fight_out(campaign=campaign, character=bandidos[2], why="inconsciente")
+    services.fight_pass(campaign=campaign)
+    stale = {
+        "slot": slots_of(page),
+        "name": ["", "", ""],
+        "init": ["", "", ""],
+        "mode": "order",
+        "turn": "1:0",
+        "fight": version_of(page),
+    }
+
+    refused = dj_client.post(setup_url(), stale)
+
+    html = refused.content.decode()
+    assert refused.status_code == 409
+    assert "Bandido 3 ha salido del combate (inconsciente)" in html
+    fresh = slots_of(html)
+    assert fresh == [f"pj:{aiko.pk}", f"pj:{bandidos[0].pk}+{bandidos[1].pk}", f"pj:{kenji.pk}"]
+    # Bandido 3 is offered to add again, saying why he is out; only that choice brings him.
+    offered = f'<option value="pj:{bandidos[2].pk}">Bandido 3 (PNJ, fuera de combate: inconsciente)'
+    assert offered in html
+    again = dj_client.post(
+        setup_url(),
+        {**stale, "slot": fresh, "turn": "1:1", "fight": version_of(html)},
+    )
+    assert again.status_code == 302
+    fight = selectors.fight_now(campaign=campaign)
+    assert bandidos[2].pk not in fight.fighting and fight.out == {bandidos[2].pk: "inconsciente"}
+
+
+def test_a_save_from_an_order_page_whose_fight_ended_starts_nothing(dj_client, campaign, aiko):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk)])
+    page = dj_client.get(setup_url()).content.decode()
+    services.fight_end(campaign=campaign)
+    form = {**rows((f"pj:{aiko.pk}", "", "")), "mode": "order", "turn": "1:0"}
+
+    refused = dj_client.post(setup_url(), {**form, "fight": version_of(page)})
+
+    assert refused.status_code == 409
+    assert "el combate terminó mientras tanto" in refused.content.decode()
+    assert selectors.fight_now(campaign=campaign) is None
+
+
+@pytest.mark.parametrize(("kept", "words"), [("0", "Actualizado"), ("1", "desde que se abrió")])
+def test_the_page_asked_with_the_fight_it_saw_says_what_changed(
+    dj_client, campaign, aiko, kenji, kept, words
+):
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    seen = version_of(dj_client.get(setup_url()).content.decode())
+    unchanged = dj_client.get(setup_url(), {"visto": seen, "cambios": kept}).content.decode()
+    services.fight_pass(campaign=campaign)
+
+    html = dj_client.get(setup_url(), {"visto": seen, "cambios": kept}).content.decode()
+
+    notice = re.search(r'<div id="fight-changed".*?</div>', html, re.S).group(0)
+    assert words in notice and "ronda 1, turno de Kenji" in notice
+    assert ("si lo guardas, se rechaza" in notice) == (kept == "1")
+    assert "<p>" not in re.search(r'<div id="fight-changed".*?</div>', unchanged, re.S).group(0)
+
+
+def test_the_next_fights_page_keeps_the_last_ones_groups_without_those_it_took_out(
+    dj_client, campaign, aiko, kenji
+):
+    """The playtest: PNJ kept from a fight came back to the next one's page one a line,
+    the group's turn lost, and one taken out of it was in the order again."""
+    bandidos = services.pnj_create(campaign=campaign, name="Bandido", count=3)
+    arquero = services.pnj_create(campaign=campaign, name="Arquero")[0]
+    group = Slot(pj=bandidos[0].pk, also=(bandidos[1].pk, bandidos[2].pk))
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), group, Slot(pj=arquero.pk)])
+    services.fight_out(campaign=campaign, character=bandidos[1], why="huye")
+    services.fight_out(campaign=campaign, character=arquero, why="inconsciente")
+    services.fight_end(campaign=campaign)
+
+    html = dj_client.get(setup_url()).content.decode()
+
+    pair = f"pj:{bandidos[0].pk}+{bandidos[2].pk}"
+    assert slots_of(html) == [f"pj:{aiko.pk}", f"pj:{kenji.pk}", pair]
+    assert "Arquero (PNJ, fuera del último combate: inconsciente)" in html
+    assert "Bandido 2 (PNJ, fuera del último combate: huye)" in html
+
+
+def test_a_player_who_cannot_act_reads_that_the_turn_coming_is_lost(
+    client, campaign, joined, player, kenji
+):
+    """Found playing: a Shock leve taken in Hana's own turn costs her next one, and her
+    phone said only "vas primero en la siguiente ronda", the very turn she loses."""
+    services.fight_start(campaign=campaign, order=[Slot(pj=joined.pk), Slot(pj=kenji.pk)])
+    services.event_record(
+        campaign=campaign,
+        character=joined,
+        event={"kind": "suffer", "type": "shock", "grade": "leve", "own_turn": True},
+    )
+    services.fight_pass(campaign=campaign)
+    client.force_login(player)
+
+    page = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+
+    line = re.search(r"<p class=\"sheet-turn[^\"]*\">(.*?)</p>", page, re.S).group(1)
+    assert "te toca a continuación</strong> · <strong>no puedes actuar: pierdes ese turno" in line
+    services.event_record(campaign=campaign, event={"kind": "time", "minutes": 10})
+    page = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+    assert "pierdes ese turno" not in page

@@ -259,7 +259,8 @@ def test_a_void_that_would_break_a_later_event_is_refused_on_its_page(client, dj
     assert refused.status_code == 409
     html = refused.content.decode()
     assert re.search(
-        r'id="void-error" role="alert">No se puede anular el #\d+: el #\d+ de Aiko \(Curación\)',
+        r'id="void-error" role="alert">No se puede anular el #\d+: '
+        r'el <a href="/c/kiso/evento/\d+/">#\d+</a> de Aiko \(Curación\)',
         html,
     )
     assert 'value="no"' in html  # what was typed stays
@@ -336,6 +337,82 @@ def test_a_nul_byte_in_a_recap_is_dropped_not_a_500(client, dj, table):
     assert table["one"].recap == "ab"
 
 
+# -- the DJ's own note -------------------------------------------------------------------
+
+NOTE = "El monje del paso es el oni disfrazado."
+
+
+def test_the_dj_writes_a_note_on_the_sessions_page_and_a_player_cannot(client, dj, player, table):
+    url = reverse("session_note", args=["kiso", 1])
+    client.force_login(player)
+    assert client.post(url, {"dj_note": "mía"}).status_code == 404
+    client.force_login(dj)
+
+    response = client.post(url, {"dj_note": NOTE + "\r\n\n*Que no se sepa.*\x00"})
+
+    assert response["Location"] == reverse("session_detail", args=["kiso", 1])
+    table["one"].refresh_from_db()
+    assert table["one"].dj_note == NOTE + "\n\n*Que no se sepa.*"
+    html = get(client, "session_detail", 1).content.decode()
+    assert NOTE in html and "<em>Que no se sepa.</em>" in html
+    assert "Solo tú ves esta nota" in html and "lo leen todos los jugadores" in html
+    assert "## Nota del DJ" in get(client, "session_log", 1, "md").content.decode()
+
+
+def test_a_note_too_long_is_refused_by_its_field_with_what_was_typed(client, dj, table):
+    client.force_login(dj)
+    services.session_note_set(session=table["one"], note="Antes.")
+
+    response = client.post(
+        reverse("session_note", args=["kiso", 1]), {"dj_note": "x" * 20_001}, follow=True
+    )
+
+    html = response.content.decode()
+    assert re.search(r'id="dj-note-error" role="alert">La nota del DJ es demasiado larga', html)
+    assert "x" * 20_001 + "</textarea>" in html
+    table["one"].refresh_from_db()
+    assert table["one"].dj_note == "Antes."
+
+
+def test_no_page_or_export_of_a_player_holds_the_djs_note(client, player, table, aiko):
+    services.session_note_set(session=table["one"], note=NOTE)
+    services.session_note_set(session=table["two"], note=NOTE)
+    client.force_login(player)
+    wound = StateEvent.objects.filter(character=aiko).latest("seq")
+
+    for response in (
+        get(client, "history"),
+        get(client, "session_detail", 1),
+        get(client, "session_detail", 2),
+        get(client, "session_sheets", 1),
+        get(client, "session_log", 1, "md"),
+        get(client, "session_log", 1, "csv"),
+        get(client, "session_timeline_svg", 1),
+        get(client, "event_detail", wound.seq),
+        get(client, "character_cards", aiko.pk),
+        client.get(reverse("sheet", args=["kiso", aiko.pk])),
+        client.get(reverse("home")),
+    ):
+        assert response.status_code == 200, response.request["PATH_INFO"]
+        text = response.content.decode()
+        assert "monje" not in text and "Nota del DJ" not in text, response.request["PATH_INFO"]
+        assert "Solo tú ves esta nota" not in text
+
+
+def test_the_player_reads_a_secret_afeccions_effect_on_their_own_pages_without_its_name(
+    client, player, table, aiko
+):
+    services.catalogue_entry_save(
+        campaign=aiko.campaign, name="Ponzoña azul", kind="veneno", effect_leve="Labios dormidos."
+    )
+    client.force_login(player)
+
+    for name, args in (("session_sheets", [1]), ("character_cards", [aiko.pk])):
+        html = get(client, name, *args).content.decode()
+        assert "Origen secreto" in html and "Labios dormidos." in html, name
+        assert "ponzoña" not in html.lower(), name
+
+
 # -- what each PJ carries ----------------------------------------------------------------
 
 
@@ -357,7 +434,7 @@ def test_a_player_sees_only_their_own_sheet_without_secrets(client, player, tabl
     html = get(client, "session_sheets", 1).content.decode()
 
     assert "Aiko" in html and "Kenji" not in html
-    assert "ponzoña" not in html.lower() and "el DJ conoce su origen" in html
+    assert "ponzoña" not in html.lower() and "Origen secreto" in html
 
 
 def test_an_open_session_shows_the_state_so_far(client, dj, table):

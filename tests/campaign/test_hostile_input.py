@@ -1587,10 +1587,14 @@ def back_refusal(world: World):
         assert where == board(world) or (
             where.startswith("/") and not where.startswith(("//", "/\\"))
         ), where
-        # A refused title or recap waits in the session, with what was typed, for its field.
+        # A refused title, recap or note waits in the session, with what was typed, for its
+        # field.
         session = response.wsgi_request.session
         typed = session.pop("session_start", None) or session.pop("session_end", None)
-        said = [typed["error"]] if typed is not None else flashed(response)
+        if typed is not None:  # the recap's reason, or the DJ's note's, by its field
+            said = [m for m in (typed["error"], typed.get("note_error")) if m]
+        else:
+            said = flashed(response)
         assert said, "redirected without saying why"
         for message in said:
             assert_spanish(message)
@@ -1617,17 +1621,21 @@ def session_start_forms(world: World):
 
 
 def session_end_forms(world: World):
-    """An open session's end with a recap longer than a recap may be."""
-    return st.fixed_dictionaries(
-        {
-            "recap": huge(20_000),
-            "next": missing_or(BAD_NEXT),
-        }
+    """An open session's end with a recap or a DJ's note longer than either may be."""
+    return st.one_of(
+        st.fixed_dictionaries({"recap": huge(20_000), "next": missing_or(BAD_NEXT)}),
+        st.fixed_dictionaries(
+            {"recap": missing_or(odd_text), "dj_note": huge(20_000), "next": missing_or(BAD_NEXT)}
+        ),
     )
 
 
 def recap_forms(world: World):
     return st.fixed_dictionaries({"recap": huge(20_000)})
+
+
+def note_forms(world: World):
+    return st.fixed_dictionaries({"dj_note": huge(20_000)})
 
 
 def event_void_forms(world: World):
@@ -2576,6 +2584,20 @@ ENDPOINTS = [
         ],
         htmx=st.just(False),
     ),
+    Endpoint(
+        "session_note",
+        "dj",
+        lambda w: url("session_note", "kiso", 1),
+        note_forms,
+        lambda w: kept_refusal(url("session_detail", "kiso", 1), "session_note"),
+        valid=lambda w: st.just({"dj_note": "Nota."}),
+        foreign=lambda w: [
+            url("session_note", "kiso", 2),
+            url("session_note", "kiso", 10**30),
+            url("session_note", "otra", 1),
+        ],
+        htmx=st.just(False),
+    ),
     # Players
     Endpoint(
         "invite",
@@ -2727,9 +2749,12 @@ ENDPOINTS = [
         None,
         lambda w: reverse("admin:login"),
         login_forms,
-        lambda w: either(status_with_message(200), status_with_message(429)),
+        # Only staff reach the admin, and they log in on the app's page: the app's 404.
+        lambda w: status_with_message(404),
         intruders=(),
         htmx=st.just(False),
+        reads_post=False,  # refused before any field is read, or its time
+        late=False,
     ),
     Endpoint(
         "password_change",
@@ -3013,6 +3038,8 @@ FREE_TEXT = {
     ),
     "recap": lambda w, t: ("dj", url("session_recap", "kiso", 1), {"recap": t}),
     "end_recap": lambda w, t: ("dj", url("session_end", "kiso"), {"recap": t}),
+    "dj_note": lambda w, t: ("dj", url("session_note", "kiso", 1), {"dj_note": t}),
+    "end_note": lambda w, t: ("dj", url("session_end", "kiso"), {"recap": "", "dj_note": t}),
     "title": lambda w, t: ("dj", url("session_start", "kiso"), {"title": t}),
     "effect": lambda w, t: ("dj", url("catalogue_edit", "kiso", w.ids["entry"]), {"effect": t}),
     "notes": lambda w, t: (

@@ -10,12 +10,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign import services
 from campaign.live import hub as live
 from campaign.live.hub import Change, Hub, Window, summary, visible
-from campaign.models import Membership
+from campaign.models import CampaignChange, Membership
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 
 
@@ -255,6 +256,22 @@ def test_the_window_forgets_the_oldest_and_says_when_a_cursor_is_too_old():
     assert window.after(3) is None  # 4 is the oldest kept: 3 cannot tell what came before
     assert window.after(4) == [Change(5, 5), Change(6, 6), Change(7, 7)]
     assert window.cursor == 7
+
+
+@pytest.mark.django_db
+def test_a_poll_that_finds_nothing_new_reads_only_the_campaigns_cursors(campaign, aiko):
+    now = cursor(campaign)
+    changes_table = CampaignChange._meta.db_table
+    with CaptureQueriesContext(connection) as quiet:
+        assert live.changes_after({campaign.pk: now}) == {}
+    assert len(quiet) == 1 and changes_table not in quiet[0]["sql"]
+
+    wound(aiko)
+
+    with CaptureQueriesContext(connection) as moved:
+        found = live.changes_after({campaign.pk: now})
+    assert found == {campaign.pk: [Change(now + 1, aiko.pk, None, "event")]}
+    assert changes_table in moved[-1]["sql"]
 
 
 # --- The hub, in this process -----------------------------------------------------------
@@ -648,6 +665,28 @@ def test_a_change_of_every_card_or_of_who_plays_what_wakes_everyone(change):
         return [event.is_set() for event in waits]
 
     assert feed_scenario(body) == [True, True, True]
+
+
+@pytest.mark.parametrize("change", [Change(11, None), Change(11, 7, player=1)])
+def test_the_players_streams_wake_before_the_djs(change):
+    """Each stream asks for its kind's rendering as it wakes: the players' pages go first
+    (the DJ who tapped has the change in the tap's own answer)."""
+
+    async def body(feed, streams):
+        order = []
+
+        async def stream(name, audience):
+            await feed.advanced(audience).wait()
+            order.append(name)
+
+        # The DJ's stream waits first, as the first stream a table opens.
+        waiting = [asyncio.ensure_future(stream(n, a)) for n, a in (("dj", None), ("aiko", 1))]
+        await asyncio.sleep(0)  # both wait now
+        feed.extend([change])
+        await asyncio.gather(*waiting)
+        return order
+
+    assert feed_scenario(body) == ["aiko", "dj"]
 
 
 def test_a_writer_waits_until_every_stream_has_handled_its_change():

@@ -1,9 +1,11 @@
 """campaign.live.parts: a change rendered once per kind of viewer, with nobody's token."""
 
 import pytest
+from django.urls import reverse
 
 from campaign import services
 from campaign.live import parts
+from campaign.turn_order import Slot
 from tests.factories import CharacterFactory, UserFactory
 
 
@@ -44,6 +46,19 @@ def test_a_sheets_parts_are_its_own_card_the_partys_and_the_clock_line(campaign,
     assert 'id="sheet-status"' in status
     assert "csrfmiddlewaretoken" not in own and 'name="key"' not in own
     assert 'value="turn_end"' not in own  # never the DJ's actions on a sheet
+
+
+@pytest.mark.django_db
+def test_the_sheets_clock_line_says_the_round_only_in_a_fight(campaign, kenji, client):
+    def lines() -> tuple[str, str]:
+        live = parts.render(campaign.pk, "es", [("status",)])[("status",)]
+        page = client.get(reverse("sheet", args=[campaign.slug, kenji.pk])).content.decode()
+        return live, page.split('id="sheet-status"')[1].split("</p>")[0]
+
+    client.force_login(kenji.player)
+    assert not any("Ronda" in line for line in lines())
+    services.fight_start(campaign=campaign, order=[Slot(pj=kenji.pk)])
+    assert all("Ronda 1" in line for line in lines())
 
 
 @pytest.mark.django_db

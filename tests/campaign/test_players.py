@@ -327,8 +327,37 @@ def test_the_sheet_shows_the_card_checks_and_modifiers_without_secrets(
     assert "Tirar" in html  # the Shock grave check is pending
     assert "Para huir" in html and "Para combatir" in html
     assert "ponzoña" not in html.lower() and "maldito" not in html.lower()
-    assert "el DJ conoce su origen" in html
+    assert "Origen secreto" in html  # the Afección shows, without its source
     assert 'action="/c/kiso/pj/' in html and "/accion/" not in html  # no DJ forms
+
+
+def test_a_secret_afeccion_shows_its_player_the_phases_effect_without_its_name(
+    client, campaign, joined, player
+):
+    services.catalogue_entry_save(
+        campaign=campaign,
+        name="Ponzoña azul",
+        kind="veneno",
+        effect_leve="Hormigueo en los labios.",
+        effect_grave="Vómitos y visión borrosa.",
+    )
+    suffer(campaign, joined, "afeccion", "leve", source="ponzoña azul")
+    services.character_secrets_set(character=joined, add=["ponzoña azul"], remove=())
+    client.force_login(player)
+    sheet = reverse("sheet", args=["kiso", joined.pk])
+    refresh = reverse("sheet_refresh", args=["kiso", joined.pk]) + "?all=1"
+
+    for url in (sheet, refresh):
+        html = client.get(url).content.decode()
+        assert "Hormigueo en los labios." in html and "Origen secreto" in html
+        assert "ponzoña" not in html.lower()
+
+    services.event_record(
+        campaign=campaign, character=joined, event={"kind": "progress", "type": "afeccion"}
+    )
+    html = client.get(sheet).content.decode()
+    assert "Vómitos y visión borrosa." in html and "Hormigueo" not in html
+    assert "ponzoña" not in html.lower()
 
 
 def test_the_player_rolls_their_own_pending_check(client, campaign, joined, player):
@@ -403,6 +432,29 @@ def test_rolling_a_check_that_is_not_pending_is_refused_with_a_message(client, j
     assert response.status_code == 422
     assert 'role="alert"' in response.content.decode()
     assert not StateEvent.objects.filter(event__kind="save").exists()
+
+
+def test_a_secret_afeccion_of_another_pj_shows_the_party_neither_name_nor_effect(
+    client, campaign, joined, kenji, player
+):
+    services.catalogue_entry_save(
+        campaign=campaign, name="Fiebre gris", kind="enfermedad", effect_leve="Sudores fríos."
+    )
+    suffer(campaign, kenji, "afeccion", "leve", source="fiebre gris")
+    services.character_secrets_set(character=kenji, add=["fiebre gris"], remove=())
+    services.campaign_update(campaign=campaign, players_see_party=True)
+    client.force_login(player)
+
+    html = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+    refresh = client.get(
+        reverse("sheet_refresh", args=["kiso", joined.pk]), {"pj": kenji.pk}, headers=HX
+    ).content.decode()
+
+    for part in (html, refresh):
+        kenjis = part[part.index(f'id="pj-{kenji.pk}"') :]
+        assert "el DJ conoce su origen" in kenjis  # his Afección shows, as before
+        assert "Sudores" not in part and "fiebre" not in part.lower()
+        assert "Origen secreto" not in part
 
 
 def test_a_sheet_refresh_sends_only_what_the_player_may_see(

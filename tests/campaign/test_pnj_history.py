@@ -151,7 +151,7 @@ def test_the_djs_order_names_groups_and_who_left_and_what_the_end_archived(clien
         f"Orden: Aiko (15) → {group} (12) → {SECRET} (10) → {LURKER} (8) → Jefe (6) → Kenji"
         f" → {ALLY}"
     ) in html
-    assert f"{SECRET} fuera de combate (huye)" in html
+    assert f"{SECRET} sale del combate (huye)" in html
     assert f"Enemigos archivados: {group}, {SECRET}, {LURKER}, Jefe" in html
     assert f"Turno de {group}" in html
     # Aiko's wound in her own turn, her Shock in the group's.
@@ -166,10 +166,12 @@ def test_a_player_reads_pnj_as_the_dj_revealed_them(client, player, ambush):
     # Unrevealed: "un enemigo" (the group: three of them); lurking, unseen: left out; the
     # revealed Jefe and the PJ by name.
     assert (
-        "Orden: Aiko (15) → un enemigo ×3 (12) → un enemigo (10) → Jefe (6) → Kenji → un aliado"
+        "Orden: Aiko (15) → tres enemigos (12) → un enemigo (10) → Jefe (6) → Kenji → un aliado"
     ) in html
-    assert "un enemigo fuera de combate (huye)" in html
-    assert "Turno de un enemigo ×3" in html
+    # Who left, not why: its state is not the player's to read.
+    assert "Un enemigo sale del combate<" in html.replace("\n", "").replace("  ", "")
+    assert "(huye)" not in html
+    assert "Turno de tres enemigos" in html
     assert "Enemigos archivados" not in html
     # The party's time that reached the ally reads "Todos", and names only the player's PJ.
     assert "Todos</strong>" in html
@@ -182,8 +184,13 @@ def test_revealed_the_pnj_is_named_to_the_player(client, player, ambush):
     seen = pages(client, ambush)
 
     for name in ("history", "session", "md", "csv", f"#{ambush['out'].seq}"):
-        assert f"{SECRET} fuera de combate (huye)" in seen[name], name
-    assert f"un enemigo ×3 (12) → {SECRET} (10)" in seen["history"]
+        assert f"{SECRET} sale del combate (huye)" in seen[name], name
+    assert f"tres enemigos (12) → {SECRET} (10)" in seen["history"]
+    # Its name only: why it left is its state, not shown.
+    services.pnj_settings_set(character=ambush["secret"], shows="nombre")
+    named = pages(client, ambush)
+    assert f"{SECRET} sale del combate<" in named["history"].replace("\n", "").replace("  ", "")
+    assert "(huye)" not in named["history"]
     for token in (LURKER, ALLY):  # still unrevealed
         assert not [name for name, text in seen.items() if token in text], token
 
@@ -225,16 +232,45 @@ def test_the_djs_party_time_reads_everyone_with_enemies_in_play(client, campaign
     assert "<strong>Todos</strong>: +5 min" in html
 
 
-def test_the_open_sessions_sheets_are_the_partys(client, campaign, dj, ambush):
-    services.pnj_create(campaign=campaign, name="Yyoni", actor=dj)  # an enemy in play
+def sheet_names(client, session) -> list[tuple[str, str]]:
+    """The end-of-session sheets in their order: each one's name and what marks it."""
+    html = client.get(reverse("session_sheets", args=["kiso", session.number])).content.decode()
+    heading = r'<h2 id="carry-\d+">([^<]+?)(?: <span class="badge[^"]*">([^<]*)</span>)?</h2>'
+    return re.findall(heading, html)
+
+
+def test_the_sessions_sheets_are_the_partys_then_the_pnj_that_took_part(
+    client, campaign, dj, ambush
+):
+    services.pnj_create(campaign=campaign, name="Yyoni", actor=dj)  # made, then left alone
     client.force_login(dj)
+    # The PJ, then every PNJ an event of the session reached (the enemy archived at the
+    # fight's end too), each marked; not the Jefe nor the lurker, in the order but untouched.
+    expected = [
+        ("Aiko", ""),
+        ("Kenji", ""),
+        ("Bandido 1", "PNJ · enemigo"),
+        ("Bandido 2", "PNJ · enemigo"),
+        ("Bandido 3", "PNJ · enemigo"),
+        (ALLY, "PNJ · aliado"),
+        (SECRET, "PNJ · enemigo"),
+    ]
 
-    html = client.get(
-        reverse("session_sheets", args=["kiso", ambush["session"].number])
-    ).content.decode()
+    assert sheet_names(client, ambush["session"]) == expected  # open: as they are now
 
-    assert "Aiko" in html and ALLY in html
-    assert "Yyoni" not in html
+    def sheet(character) -> str:
+        url = reverse("session_sheets", args=["kiso", ambush["session"].number])
+        html = client.get(url).content.decode()
+        return html.split(f'id="carry-{character.pk}"')[1].split("</article>")[0]
+
+    assert sheet(ambush["bandidos"][0]).count("☒") == 1  # the area blow's Fatiga leve
+    services.session_end(session=ambush["session"])
+    ally = sheet(ambush["ally"])
+    suffer(ambush["ally"], "heridas", "grave", dj)  # after its end: not on its sheet
+    ambush["session"].refresh_from_db()
+    assert sheet_names(client, ambush["session"]) == expected  # ended: as they were then
+    assert sheet(ambush["ally"]) == ally
+    assert sheet(ambush["bandidos"][0]).count("☒") == 1
 
 
 def test_the_djs_picture_has_the_pj_lanes_first_then_the_pnj(client, dj, ambush):

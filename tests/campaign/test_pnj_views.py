@@ -341,7 +341,7 @@ def test_the_dj_sets_what_players_see_and_the_scores_go_to_the_log(dj_client, ca
 
     response = dj_client.post(url("pnj_edit", oni.pk), data)
 
-    assert response.status_code == 302 and response["Location"] == url("pnj_list")
+    assert response.status_code == 302 and response["Location"] == reverse("board", args=["kiso"])
     oni.refresh_from_db()
     assert (oni.name, oni.side, oni.in_party, oni.revealed, oni.lurking, oni.shows) == (
         "Oni rojo",
@@ -354,6 +354,31 @@ def test_the_dj_sets_what_players_see_and_the_scores_go_to_the_log(dj_client, ca
     assert oni.attributes == {"FUE": 5}
     assert oni.events.filter(event__kind="attributes", event__scores={"FUE": 5}).exists()
     assert flashed(response) == ["Se han guardado los cambios de Oni rojo."]
+
+
+def test_a_saved_pnj_goes_back_where_the_dj_opened_it(dj_client, campaign, oni):
+    board = reverse("board", args=["kiso"]) + f"#pj-{oni.pk}"
+    page = html(dj_client.get(url("pnj_edit", oni.pk), {"next": board}))
+    assert f'name="next" value="{board}"' in page
+    assert f'href="{board}" class="link-cancel"' in page  # Cancel goes back there too
+
+    for came_from in (board, url("pnj_list") + f"#pnj-{oni.pk}"):
+        response = dj_client.post(url("pnj_edit", oni.pk), pnj_data(oni, next=came_from))
+        assert response.status_code == 302 and response["Location"] == came_from
+    # Only to a page of this site: anywhere else, to the board.
+    for elsewhere in ("https://evil.example/", "//evil.example/", "board"):
+        response = dj_client.post(url("pnj_edit", oni.pk), pnj_data(oni, next=elsewhere))
+        assert response["Location"] == reverse("board", args=["kiso"])
+    # A refused save keeps where it goes back to.
+    page = html(dj_client.post(url("pnj_edit", oni.pk), pnj_data(oni, name="", next=board)))
+    assert f'name="next" value="{board}"' in page
+
+
+def test_the_edit_links_say_where_they_were_opened(dj_client, campaign, oni):
+    listed = html(dj_client.get(url("pnj_list")))
+    assert f'{url("pnj_edit", oni.pk)}?next=/c/kiso/pnj/%23pnj-{oni.pk}"' in listed
+    whole = html(dj_client.get(reverse("ask", args=["kiso", oni.pk, "whole"])))
+    assert f'{url("pnj_edit", oni.pk)}?next=/c/kiso/%23pj-{oni.pk}"' in whole
 
 
 def test_an_enemy_does_not_travel_with_the_party(dj_client, oni):
@@ -481,3 +506,62 @@ def test_nobody_but_the_dj_reaches_the_page(client, campaign, bandido, oni, who)
             assert response.status_code == 404, path
     assert Template.objects.filter(pk=bandido.pk).exists()
     assert campaign.characters.filter(kind="pnj").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("count", "message"),
+    [
+        ("999999999999", "De 1 a 20 de una vez."),
+        ("25", "De 1 a 20 de una vez."),
+        ("tres", "Cuántos: un número entero."),
+    ],
+)
+def test_the_boards_add_says_the_range_of_a_count_too_large(dj_client, campaign, count, message):
+    response = dj_client.post(
+        url("pnj_add"), {"name": "Bandido", "count": count}, HTTP_HX_REQUEST="true"
+    )
+
+    assert response.status_code == 422
+    assert html(response) == message
+    assert not campaign.characters.filter(kind=Character.Kind.PNJ).exists()
+
+
+def test_a_whole_number_field_says_its_range_of_a_number_too_long():
+    from campaign.forms import WholeNumberField
+
+    field = WholeNumberField(min_value=1, max_value=20)
+    with pytest.raises(ValidationError) as too_long:
+        field.clean("999999999999")
+    assert too_long.value.code == "max_value"
+    with pytest.raises(ValidationError) as words:
+        field.clean("veinte")
+    assert words.value.code == "invalid"
+
+
+def test_one_turn_for_all_before_a_fight_groups_them_until_a_fight_splits_them(
+    dj_client, campaign, dj
+):
+    from campaign import selectors
+    from campaign.order_form import rows_of
+    from campaign.turn_order import Slot
+
+    response = dj_client.post(
+        url("pnj_add"), {"name": "Bandido", "count": "3", "together": "1"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    bandidos = list(campaign.characters.filter(kind=Character.Kind.PNJ).order_by("pk"))
+    assert {b.turn_with_id for b in bandidos} == {bandidos[0].pk}
+
+    def lines():
+        in_play = selectors.board_characters(campaign=campaign) + selectors.board_pnj(
+            campaign=campaign
+        )
+        last = selectors.fight_last(campaign=campaign)
+        return [row.slot for row in rows_of(None, in_play, last)]
+
+    pks = [b.pk for b in bandidos]
+    assert lines() == ["pj:" + "+".join(map(str, pks))]
+    # A fight that gave them a turn each: the next starts as that one ended, a turn each.
+    services.fight_start(campaign=campaign, order=[Slot(pj=pk) for pk in pks])
+    services.fight_end(campaign=campaign)
+    assert lines() == [f"pj:{pk}" for pk in pks]

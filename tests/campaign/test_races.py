@@ -126,15 +126,25 @@ def message(client: Client, page: str) -> str:
 # -- the catalogue: an entry edited while it is deleted -----------------------------------
 
 
+def _shown(campaign, character, name: str) -> None:
+    """`character`'s card shows `name` (an Afección from it): its edits are changes."""
+    services.event_record(
+        campaign=campaign,
+        character=character,
+        event={"kind": "suffer", "type": "afeccion", "grade": "leve", "source": name},
+    )
+
+
 def test_a_catalogue_entry_edited_while_deleted_is_deleted_or_edited_never_a_500(
-    campaign, dj, monkeypatch
+    campaign, dj, aiko, monkeypatch
 ):
     editor, remover = browser(dj), browser(dj)
     race(monkeypatch, (services, "catalogue_entry_save"), (services, "catalogue_entry_delete"))
+    _shown(campaign, aiko, "veneno")
     orders = set()
     for i in range(ROUNDS):
         entry = campaigns.catalogue_entry_save(
-            campaign=campaign, name=f"veneno {i}", kind="veneno", effect="antes"
+            campaign=campaign, name="veneno", kind="veneno", effect="antes"
         )
         before = changes(campaign)
         edit = post(editor, "catalogue_edit", [campaign.slug, entry.pk], {"effect": f"después {i}"})
@@ -147,24 +157,23 @@ def test_a_catalogue_entry_edited_while_deleted_is_deleted_or_edited_never_a_500
         assert not CatalogueEntry.objects.filter(pk=entry.pk).exists()
         new = changes(campaign)[len(before) :]
         if edited.status_code == 302:  # the edit came first: saved, then deleted
-            assert new == [CampaignChange.Kind.CAMPAIGN] * 2
+            assert new == [CampaignChange.Kind.CATALOGUE] * 2
             orders.add("edit first")
         else:  # the delete came first: the edit finds the entry gone, as after a reload
             assert edited.status_code == 404
             assert "Página no encontrada" in edited.content.decode()
-            assert new == [CampaignChange.Kind.CAMPAIGN]
+            assert new == [CampaignChange.Kind.CATALOGUE]
             orders.add("delete first")
     assert orders, "no round ran"
     cursor_sound(campaign)
 
 
-def test_a_catalogue_entry_deleted_twice_at_once_is_deleted_once(campaign, dj, monkeypatch):
+def test_a_catalogue_entry_deleted_twice_at_once_is_deleted_once(campaign, dj, aiko, monkeypatch):
     first, second = browser(dj), browser(dj)
     race(monkeypatch, (services, "catalogue_entry_delete"), (services, "catalogue_entry_delete"))
-    for i in range(ROUNDS):
-        entry = campaigns.catalogue_entry_save(
-            campaign=campaign, name=f"peste {i}", kind="enfermedad"
-        )
+    _shown(campaign, aiko, "peste")
+    for _round in range(ROUNDS):
+        entry = campaigns.catalogue_entry_save(campaign=campaign, name="peste", kind="enfermedad")
         before = changes(campaign)
 
         answers = at_once(
@@ -175,7 +184,7 @@ def test_a_catalogue_entry_deleted_twice_at_once_is_deleted_once(campaign, dj, m
         # The second is told the entry is gone, as when it was deleted before its tap.
         assert sorted(a.status_code for a in answers) == [302, 404]
         assert not CatalogueEntry.objects.filter(pk=entry.pk).exists()
-        assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CAMPAIGN]
+        assert changes(campaign)[len(before) :] == [CampaignChange.Kind.CATALOGUE]
     cursor_sound(campaign)
 
 

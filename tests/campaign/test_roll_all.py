@@ -71,7 +71,7 @@ def test_nothing_pending_or_no_score_is_refused_and_writes_nothing(campaign, aik
     kenji.attributes = {"FUE": 5}
     kenji.save()
     after_setup = StateEvent.objects.count()
-    with pytest.raises(ValidationError, match="no tiene puntuación de VOL"):
+    with pytest.raises(ValidationError, match="no tiene puntuación de VOL: añádela a su ficha"):
         services.checks_roll_all(character=kenji, die=dice(1))
     assert StateEvent.objects.count() == after_setup == before + 3
 

@@ -702,7 +702,8 @@ def test_the_dj_adds_an_entry_named_as_events_spell_it(dj_client, campaign):
     assert response.status_code == 302
     assert response["Location"] == reverse("catalogue", args=["kiso"]) + f"#entry-{entry.pk}"
     assert (entry.kind, entry.effect_grave) == ("veneno", "Rigidez.")
-    assert last_change(campaign).kind == CampaignChange.Kind.CAMPAIGN
+    campaign.refresh_from_db()
+    assert campaign.change_cursor == 0  # no card shows it: no page hears of it
 
 
 @pytest.mark.parametrize(
@@ -782,11 +783,17 @@ def test_the_dj_deletes_an_entry_and_the_log_keeps_its_name(dj_client, campaign,
     assert flashed(response) == ["Se ha quitado «infeccion» del catálogo."]
     assert not campaign.catalogue.filter(name="infeccion").exists()
     assert StateEvent.objects.filter(event__source="infeccion").exists()
-    assert last_change(campaign).kind == CampaignChange.Kind.CAMPAIGN
+    change = last_change(campaign)  # Aiko's card loses the entry's text
+    assert (change.kind, change.character) == (CampaignChange.Kind.CATALOGUE, aiko)
     assert "<h3>infeccion</h3>" not in html(dj_client.get(reverse("catalogue", args=["kiso"])))
 
 
-def test_catalogue_entry_save_and_delete_services(campaign):
+def test_catalogue_entry_save_and_delete_services(campaign, aiko):
+    services.event_record(
+        campaign=campaign,
+        character=aiko,
+        event={"kind": "suffer", "type": "afeccion", "grade": "leve", "source": "veneno de fugu"},
+    )
     entry = services.catalogue_entry_save(
         campaign=campaign, name="  Veneno  DE fugu", kind="veneno", effect="x"
     )
@@ -881,6 +888,37 @@ def test_the_dj_ends_the_open_session_with_a_recap(dj_client, campaign, aiko):
     ]
 
 
+def test_the_dj_ends_a_session_with_a_note_of_their_own_beside_the_recap(dj_client, campaign, aiko):
+    services.session_start(campaign=campaign, title="Uno")
+
+    dj_client.post(
+        reverse("session_end", args=["kiso"]),
+        {"recap": "Llegaron a Kiso.", "dj_note": "El posadero es un espía.\r\n", "next": "/"},
+    )
+
+    session = GameSession.objects.get(campaign=campaign)
+    assert (session.recap, session.dj_note) == ("Llegaron a Kiso.", "El posadero es un espía.")
+    assert not session.is_open
+
+
+def test_a_note_too_long_keeps_the_session_open_and_both_texts_by_their_fields(
+    dj_client, campaign, aiko
+):
+    services.session_start(campaign=campaign, title="Uno")
+
+    response = dj_client.post(
+        reverse("session_end", args=["kiso"]),
+        {"recap": "Llegaron a Kiso.", "dj_note": "n" * 20_001, "next": "/c/kiso/"},
+    )
+
+    assert response["Location"] == "/c/kiso/"
+    assert GameSession.objects.get(campaign=campaign).is_open
+    board = dj_client.get("/c/kiso/").content.decode()
+    assert re.search(r'id="session-note-error" role="alert">La nota del DJ es demasiado', board)
+    assert ">Llegaron a Kiso.</textarea>" in board and "n" * 20_001 + "</textarea>" in board
+    assert "session-recap-error" not in board
+
+
 def test_ending_without_an_open_session_says_so(dj_client, campaign):
     response = dj_client.post(reverse("session_end", args=["kiso"]))
 
@@ -901,6 +939,9 @@ def test_the_session_bar_offers_to_end_the_open_session(campaign):
     assert "Sesión 1" in bar and "El puerto" in bar
     assert reverse("session_end", args=["kiso"]) in bar
     assert 'name="recap"' in bar and "<details" in bar
+    # The recap is the players' to read, and says so; the DJ's note sits beside it.
+    assert "Resumen para la mesa" in bar and "Lo leen todos los jugadores" in bar
+    assert 'name="dj_note"' in bar and "Solo para ti: ningún jugador la ve nunca." in bar
     assert "Terminar sesión" in bar
     assert 'name="next" value="/c/kiso/"' in bar
 

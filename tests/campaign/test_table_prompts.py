@@ -150,13 +150,17 @@ def test_archived_enemies_are_not_offered(dj_client, campaign, fought):
     assert safe_buttons(html.content.decode()) == ["Aiko", "Kenji"]
 
 
-def test_the_prompt_goes_once_time_passes_and_is_not_there_during_the_fight(
+def test_the_prompt_outlives_time_and_goes_with_a_descanso_not_there_during_the_fight(
     dj_client, campaign, fought
 ):
+    """Found playing: +10 min after the fight took the prompt away, and Ren stayed in ira
+    through the night's Descanso with nothing to remind the table."""
     assert prompt(board(dj_client)) == ""  # the fight is on
     services.fight_end(campaign=campaign)
     assert prompt(board(dj_client)) != ""
-    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 1})
+    services.party_event(campaign=campaign, event={"kind": "time", "minutes": 10})
+    assert safe_buttons(board(dj_client)) == ["Aiko", "Kenji", "Bandido", "Oni"]
+    services.party_event(campaign=campaign, event={"kind": "descanso"})
     assert prompt(board(dj_client)) == ""
 
 

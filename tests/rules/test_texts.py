@@ -186,7 +186,7 @@ DESCRIBED = [
         "evitar infección",
         "resist infection",
     ),
-    ({"change": "check_passed", "check": "shock_grave_fin_turno"}, "TS VOL", "Save VOL"),
+    ({"change": "check_passed", "check": "shock_grave_fin_turno"}, "TS VOL", "Save WIL"),
     ({"change": "check_failed", "check": "sin_descanso"}, "Descanso", "Long rest"),
     (
         {"change": "check_dismissed", "check": "heridas_leve_descanso"},
@@ -423,3 +423,20 @@ def test_v22_the_new_steps_read_in_both_languages():
     kept = {"rule": "R13", "change": "kept", "type": "shock", "grade": "leve"}
     assert describe(kept).startswith("Shock Leve sigue")
     assert describe(kept, "en").startswith("Light Shock stays")
+
+
+def test_the_scores_read_in_each_language_the_log_keeping_the_spanish_keys():
+    from rules.texts import score_label
+
+    assert [score_label(k, "en") for k in ("FUE", "AGI", "DES", "INT", "VOL")] == [
+        "STR",
+        "AGI",
+        "DEX",
+        "INT",
+        "WIL",
+    ]
+    assert [score_label(k, "es") for k in ("FUE", "DES", "VOL")] == ["FUE", "DES", "VOL"]
+    assert score_label("SUERTE", "en") == "SUERTE"  # a table's own score, as typed
+    scores = {"rule": "base", "change": "scores", "scores": {"VOL": 2, "FUE": 3}}
+    assert describe(scores, "en") == "Attribute scores: STR 3, WIL 2"
+    assert describe(scores, "es") == "Puntuaciones: FUE 3, VOL 2"

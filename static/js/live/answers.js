@@ -7,7 +7,7 @@
 // news), and a refresh that lands meanwhile is asked again after it (parts.js, fetchParts).
 //
 // News leaves this module as a `zodiac:change` event on document, detail
-// {cursor, pj, all, kinds, parts}.
+// {cursor, pj, all, kinds, foes, parts}.
 
 import { refusedLate } from "./taps.js";
 
@@ -37,7 +37,9 @@ export function news(detail) {
   if (at <= freshAll) return;
   if (!detail.all) {
     const pj = (detail.pj || []).filter((id) => !(freshCards.get(String(id)) >= at));
-    if (!pj.length) return;
+    // A sheet hears a PNJ's change as `foes` with no card named (what players see of the
+    // PNJ is the foes part's to say): that is news too, whatever the cards.
+    if (!pj.length && !detail.foes) return;
     detail = { ...detail, pj };
   }
   document.dispatchEvent(new CustomEvent("zodiac:change", { detail }));
@@ -52,6 +54,7 @@ function merged(details) {
     pj: [...new Set(details.flatMap((d) => d.pj || []))],
     all: details.some((d) => d.all),
     kinds: [...new Set(details.flatMap((d) => d.kinds || []))],
+    foes: details.some((d) => d.foes),
   };
 }
 

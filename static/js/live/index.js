@@ -5,7 +5,8 @@
 //
 // Needs <div id="live" data-stream data-poll data-campaign data-cursor data-view data-user
 // data-reconnecting data-unanswered> (templates/campaign/_live.html) holding #live-status,
-// a role="status" element shown while the stream is down. Every change of this page's
+// a role="status" element shown while the stream is down (and gone once it is heard: a
+// `zodiac:alive` event on document each time). Every change of this page's
 // campaign becomes a `zodiac:change` event on document, detail {cursor, pj, all, kinds,
 // parts}: `parts` ({"card:12": html, ...}) when the stream carried this kind of page's
 // rendering, else the page fetches its own.
@@ -55,6 +56,14 @@ function follow(live) {
     status.textContent = down ? reconnecting : "";
     status.hidden = !down;
   }
+  // The stream was heard (news or the server's clock, for any campaign): it is up, whatever
+  // was said before. A tab hears the stream's state from the tab that holds it, and a word
+  // from a former holder may come late; news heard is the last word. `zodiac:alive` tells
+  // the page's script (the sheet's offline marker).
+  function alive() {
+    if (live.dataset.state === "reconnecting") showDown("open");
+    document.dispatchEvent(new CustomEvent("zodiac:alive"));
+  }
 
   // A message of the stream (or of polling), for any campaign of this browser's pages.
   // #live's data-cursor says the latest cursor this page has heard of.
@@ -100,9 +109,15 @@ function follow(live) {
   const shared = user && window.EventSource && window.BroadcastChannel && navigator.locks;
   if (!shared) {
     const alone = {
-      message: receive,
+      message: (message) => {
+        alive();
+        receive(message);
+      },
       state: showDown,
-      clock: setServerOffset,
+      clock: (offset) => {
+        alive();
+        setServerOffset(offset);
+      },
       gone,
       changedAccess: gone,
       access,
@@ -117,6 +132,7 @@ function follow(live) {
     cursor: () => cursor,
     receive,
     showDown,
+    alive,
     gone,
     access,
     news: pageNews,

@@ -3,14 +3,23 @@
 // A refreshed card differs from the one shown by a few words and marks: change those
 // nodes only, instead of replacing the whole card. The page then lays out and paints
 // only what changed, the focus stays where it was, and a <details> the user opened
-// stays open. Children are matched in order by kind (tag, id and first class; text
-// with text): a node of the same kind in the same place is changed in place; one that
-// appears is inserted, one that went is removed.
+// stays open. Children are matched in order by kind (tag, id and first class, htmx's
+// passing marks aside; text with text): a node of the same kind in the same place is
+// changed in place; one that appears is inserted, one that went is removed.
 
 const kind = (node) =>
   node.nodeType === Node.ELEMENT_NODE
-    ? `${node.nodeName}#${node.id}.${node.classList[0] || ""}`
+    ? `${node.nodeName}#${node.id}.${ownClass(node)}`
     : String(node.nodeType);
+
+// An element's first class, htmx's marks left out: htmx marks what it has just swapped in
+// (htmx-added, until it settles), and a part swapped in by an answer is still the same
+// element when live news patches it a moment later.
+function ownClass(node) {
+  const first = node.classList[0] || "";
+  if (!first.startsWith("htmx-")) return first;
+  return [...node.classList].find((name) => !name.startsWith("htmx-")) || "";
+}
 
 // `old` (on the page) made like `fresh` (a rendering not on the page), keeping `old`'s
 // nodes wherever their kind is still there.

@@ -24,20 +24,27 @@
 //   leader {}  a tab that just took the lock and opened the transport. All: say `hello`
 //          with their own cursor, so the new leader knows every page.
 //   change {message}  the leader, for each change message of the transport (any campaign
-//          it follows). All: move the cursor of every tab of that campaign in the table
-//          on to the message's; a tab of that campaign takes the message as its own
+//          it follows), when its table holds another tab (alone, it says it to nobody: a
+//          tab that starts meanwhile catches up through the `state` answering its
+//          hello). All: move the cursor of every tab of that campaign in the table on to
+//          the message's; a tab of that campaign takes the message as its own
 //          stream's (index.js: newer than its cursor, else ignored; one with news missed
-//          before it, or a reset, means every card anew).
+//          before it, or a reset, means every card anew). Every tab: the stream is up
+//          (a "reconnecting" shown goes, see `state`).
 //   state  {state, offset, cursors}  the leader, each time its transport tells its
 //          state ("open", "reconnecting", "polling": at every poll; "connecting" before
 //          the first) and after each `hello`. offset: the server's clock minus the
 //          leader's (ms) or null; cursors: {campaign id: cursor} the transport has
-//          reached. All: show the state (the "Reconnecting…" line, #live's data-state);
-//          take the offset unless null; a tab whose campaign's cursor there is past its
-//          own missed news (the transport had it before this tab said hello): it asks
-//          for every card anew.
+//          reached. All but the leader (a `state` it hears is a former leader's, come
+//          late: BroadcastChannel orders one sender's messages, not two's): show the state
+//          (the "Reconnecting…" line, #live's data-state) until news says otherwise (a
+//          `change` or `clock` heard after a "reconnecting" shows the stream up: a former
+//          leader's last word may reach the others late too); take the offset unless
+//          null; a tab whose campaign's cursor there is past its own missed news (the
+//          transport had it before this tab said hello): it asks for every card anew.
 //   clock  {offset}  the leader, for each reading of the server's clock (the stream's
-//          hello, ping and change; polling). All: take the offset (taps are dated with it).
+//          hello, ping and change; polling), when its table holds another tab. All:
+//          take the offset (taps are dated with it); the stream is up.
 //   gone   {campaigns}  the leader, when the server says those campaigns are no longer
 //          this user's. All: a tab of one of them loads its page anew.
 //   access {campaigns}  the leader, when the stream says to reopen (what the user may see
@@ -61,9 +68,9 @@
 import { newKey, serverClock, setServerOffset as setClock } from "./taps.js";
 
 // page: what this tab's page lets the protocol do: live (the #live element), user,
-// campaign, cursor() (the page's cursor now), receive(message), showDown(state),
-// gone(campaigns), access(latest), news(detail), open(follow, on) (a transport,
-// stream.js).
+// campaign, cursor() (the page's cursor now), receive(message), showDown(state), alive()
+// (the stream was heard), gone(campaigns), access(latest), news(detail), open(follow, on)
+// (a transport, stream.js).
 export function shareStream(page) {
   const { live, campaign } = page;
   const name = `zodiac-live-${page.user}`;
@@ -90,6 +97,7 @@ export function shareStream(page) {
   channel.addEventListener("message", ({ data }) => {
     if (data.type === "change") {
       advance(data.message);
+      page.alive();
       page.receive(data.message);
     } else if (data.type === "hello") {
       tabs.set(data.tab, { campaign: data.campaign, cursor: data.cursor });
@@ -97,12 +105,16 @@ export function shareStream(page) {
     } else if (data.type === "bye") {
       tabs.delete(data.tab);
     } else if (data.type === "state") {
+      // The holder knows its own transport's state: another tab's word on it is a former
+      // holder's, come late (it shows its own "open" at once, the others' through here).
+      if (leading) return;
       page.showDown(data.state);
       if (data.offset !== null) setClock(data.offset);
       // The stream got news this page did not hear (it opened just before): ask anew.
       const at = data.cursors && data.cursors[campaign];
       if (at > page.cursor()) page.receive({ campaign, after: at, cursor: at });
     } else if (data.type === "clock") {
+      page.alive();
       setClock(data.offset);
     } else if (data.type === "gone" || data.type === "access") {
       page.gone(data.campaigns);
@@ -128,11 +140,14 @@ export function shareStream(page) {
     tellState();
   }
 
-  // What the leader's transport says, done here and said to every other tab.
+  // What the leader's transport says, done here and said to every other tab (news and the
+  // clock only when there is one: a phone with one sheet open says them to nobody).
+  const alone = () => tabs.size === 1;
   const relay = {
     message(message) {
-      say({ type: "change", message });
+      if (!alone()) say({ type: "change", message });
       advance(message);
+      page.alive();
       page.receive(message);
     },
     state(now) {
@@ -141,8 +156,9 @@ export function shareStream(page) {
       tellState();
     },
     clock(now) {
+      page.alive();
       setClock(now);
-      say({ type: "clock", offset: now });
+      if (!alone()) say({ type: "clock", offset: now });
     },
     gone(campaigns) {
       say({ type: "gone", campaigns });
