@@ -81,6 +81,7 @@ def test_a_tick_sweeps_every_campaign_followed_and_finds_a_change_nobody_announc
 
     async def scenario():
         hub = Hub(asyncio.get_running_loop(), tick=0.01)
+        wake = watched(hub)
         try:
             calls = recorded(hub)
             streams = [
@@ -89,6 +90,7 @@ def test_a_tick_sweeps_every_campaign_followed_and_finds_a_change_nobody_announc
             ]
             waiting = asyncio.ensure_future(anext(streams[0]))
             idle = asyncio.ensure_future(anext(streams[1]))
+            await until_idle(hub, wake)  # the first reads made: only a sweep finds what follows
             await wound_elsewhere(aiko)  # nobody pokes the hub
             batch = await waiting  # never, if no tick swept (then run() gives up)
             idle.cancel()
