@@ -407,5 +407,6 @@ def test_a_fight_started_with_no_session_open_says_so_and_opens_one(browser, tab
     page.get_by_role("button", name="Empezar el combate", exact=True).last.click()
 
     expect(page.locator("#fight")).to_contain_text("Turno de")
-    expect(page.get_by_text("La sesión 1 está abierta: el combate es parte de ella.")).to_be_visible()
+    opened = page.get_by_text("La sesión 1 está abierta: el combate es parte de ella.")
+    expect(opened).to_be_visible()
     expect(page.locator(".session-bar")).to_contain_text("Sesión 1")
