@@ -21,7 +21,7 @@ endef
 
 MO_FILES := locale/es/LC_MESSAGES/django.mo locale/en/LC_MESSAGES/django.mo
 
-.PHONY: run dev test quick bench lint typecheck format messages clean venv-check audit
+.PHONY: run dev test quick deploy-check bench lint typecheck format messages clean venv-check audit
 
 # The venv is remade when its Python is missing or older than 3.12.
 venv-check:
@@ -94,6 +94,11 @@ test: venv-check $(VENV)/.dev-installed $(MO_FILES) $(NODE_CHECKS)
 # The suite without the browser and slow tests (CI runs everything, through `make test`).
 quick: venv-check $(VENV)/.dev-installed $(MO_FILES) $(NODE_CHECKS)
 	$(VPY) -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
+
+# The hosted topology for real: PostgreSQL, four app processes and nginx over HTTPS on
+# loopback, from deploy/'s own files (tests/deploy/; needs nginx, openssl, PostgreSQL).
+deploy-check: venv-check $(VENV)/.dev-installed $(MO_FILES)
+	$(VPY) -m pytest tests/deploy $(PYTEST_ARGS)
 
 # Every benchmark runs; the ones that missed a target are named at the end (exit 1).
 bench: venv-check $(VENV)/.dev-installed

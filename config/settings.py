@@ -139,6 +139,28 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# PostgreSQL: connections held by each process in a pool (psycopg_pool), so a request takes
+# one in a few microseconds instead of opening its own; DATABASE_POOL is the most each
+# process holds (0: none, a connection per request). The pool's connections are checked
+# before use (CONN_HEALTH_CHECKS), so one the server dropped is replaced, not handed out;
+# a request that waits DATABASE_POOL_TIMEOUT seconds for one gets the 503 page
+# (campaign.views.errors). The live hub's queries hold one of them; its LISTEN is its own.
+DATABASE_POOL = envint("DATABASE_POOL", 0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A server that does not answer fails the attempt after this, not after the OS's minutes.
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = envint(
+        "DATABASE_CONNECT_TIMEOUT", 5
+    )
+    if DATABASE_POOL > 0:
+        if DATABASES["default"]["CONN_MAX_AGE"]:
+            raise ImproperlyConfigured("DATABASE_POOL and CONN_MAX_AGE cannot both be set.")
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": min(2, DATABASE_POOL),
+            "max_size": DATABASE_POOL,
+            # Short enough that a tap answered 503 and passed to another process by the
+            # proxy is still within its 5 s deadline there (campaign.deadline).
+            "timeout": envint("DATABASE_POOL_TIMEOUT", 2),
+        }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes SQLite's write lock when a transaction begins, so concurrent
     # writers queue on the busy timeout instead of failing halfway through.
@@ -246,8 +268,12 @@ if not DEBUG and HTTPS:
     SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", True)
+    # The health check answers plain HTTP too: the proxy and systemd ask each process
+    # directly, on its loopback port (deploy/, docs/hosting.md).
+    SECURE_REDIRECT_EXEMPT = [r"^salud/$"]
     if envbool("BEHIND_PROXY", False):
-        # Only behind a proxy that sets this header itself (nginx, Caddy).
+        # Only behind a proxy that sets this header itself, whatever the browser sent
+        # (deploy/nginx/zodiac.conf does).
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {

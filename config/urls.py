@@ -37,3 +37,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+# The 500 page, or the 503 one while this process cannot reach its database.
+handler500 = "campaign.views.errors.server_error_page"

@@ -1,7 +1,9 @@
 """The pages a player can meet when something is wrong: 400, 403, 404 and 500 in the
 app's look and language, never Django's DEBUG page (DEBUG is off, as under `make run`)."""
 
+import psycopg
 import pytest
+from django.db import OperationalError
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -130,3 +132,53 @@ def test_only_its_own_player_learns_that_a_pj_is_archived(seated, campaign):
     assert response.status_code == 404
     assert "Aiko" not in response.content.decode()
     assert "Página no encontrada" in response.content.decode()
+
+
+def _raising(error: Exception):
+    def broken(*args, **kwargs):
+        raise error
+
+    return broken
+
+
+def _database_error(cause: Exception) -> OperationalError:
+    """A database error as Django raises it, from the driver's `cause`."""
+    try:
+        raise OperationalError(str(cause)) from cause
+    except OperationalError as error:
+        return error
+
+
+@override_settings(DEBUG=False)
+def test_a_database_out_of_reach_meets_the_503_page_that_says_to_try_again(seated, monkeypatch):
+    from campaign.views import home
+
+    refused = psycopg.OperationalError("connection refused")  # no SQLSTATE: the client's
+    monkeypatch.setattr(home, "render", _raising(_database_error(refused)))
+    client = Client(raise_request_exception=False)
+    client.force_login(seated["user"])
+
+    response = client.get(reverse("home"))
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"  # the proxy's fail_timeout (deploy/nginx)
+    html = response.content.decode()
+    looks_like_the_app(html)
+    assert "El servidor no alcanza sus datos" in html
+    assert "Inténtalo de nuevo en unos segundos" in html
+    assert "connection refused" not in html
+
+
+@override_settings(DEBUG=False)
+def test_a_query_that_fails_on_a_database_that_answers_is_still_a_500(seated, monkeypatch):
+    from campaign.views import home
+
+    deadlock = psycopg.errors.DeadlockDetected("deadlock detected")  # SQLSTATE 40P01
+    monkeypatch.setattr(home, "render", _raising(_database_error(deadlock)))
+    client = Client(raise_request_exception=False)
+    client.force_login(seated["user"])
+
+    response = client.get(reverse("home"))
+
+    assert response.status_code == 500
+    assert "Algo ha fallado" in response.content.decode()

@@ -27,13 +27,13 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection
-from django.db.models import Q
 
-from ..models import Campaign, CampaignChange
+from .changes import FETCH_LIMIT, WINDOW, Change, changes_after, changes_between, visible
+from .changes import moved as moved  # re-exported: callers and tests read them here
+from .changes import summary as summary
 
 log = logging.getLogger(__name__)
 
@@ -42,105 +42,16 @@ LISTEN_TICK = 3.0  # seconds between polls while LISTEN is up: a silent, dead LI
 # Changes every stream hears of, whatever it hears: who may hear what may have changed.
 NOTABLE = frozenset({"character", "campaign"})
 RENDERED = 512  # rendered parts kept (each change's, for the streams still catching up)
-WINDOW = 1000  # changes kept per campaign; a stream further behind reads the database
 HEARTBEAT = 15.0  # seconds of quiet before `follow` yields an empty batch
-FETCH_LIMIT = 5000  # rows per poll; a longer backlog is read over the next polls
 BACKOFF = (0.5, 10.0)  # first and longest wait before reconnecting LISTEN or polling again
+# Reads of the changes failed this many times in a row: the database is out of this
+# process's reach, and its streams end (DatabaseGone) so their pages reconnect, through
+# the proxy, to a process that reaches it, instead of waiting here for news that cannot come.
+GONE_AFTER = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One step of a campaign's cursor, as a page needs it."""
-
-    cursor: int
-    pj: int | None  # the PJ whose card changed; None: every card
-    player: int | None = None  # the user who plays that PJ, when the hub read the change
-    kind: str = "event"  # CampaignChange.Kind: a player's stream checks again what it may hear
-    pnj: bool = False  # the card that changed is a PNJ's: players hear it as their view of PNJ
-
-
-def visible(change: Change, *, player: int | None) -> bool:
-    """Whether a viewer sees `change`: the DJ (player None) sees all, a player their own PJ
-    and the PNJ (what a player sees of them is campaign.reveal's to say)."""
-    return player is None or change.pj is None or change.pnj or change.player == player
-
-
-def summary(changes: Sequence[Change], *, dj: bool = True) -> dict:
-    """Several changes as one message: the last cursor, the card ids, whether all changed,
-    the kinds of change (a page redraws its session bar after a session's), and for a
-    player (`dj` False) whether the PNJ changed, their ids left out."""
-    data = {
-        "cursor": changes[-1].cursor,
-        "pj": sorted({c.pj for c in changes if c.pj is not None and (dj or not c.pnj)}),
-        "all": any(c.pj is None for c in changes),
-        "kinds": sorted({str(c.kind) for c in changes}),
-    }
-    if not dj and (data["all"] or any(c.pnj for c in changes)):
-        data["foes"] = True
-    return data
-
-
-def changes_between(
-    *, campaign_id: int, after: int, upto: int, limit: int = WINDOW
-) -> list[Change]:
-    """The changes with `after < cursor <= upto`, from the database.
-
-    More than `limit` of them, or `after` beyond `upto` (a restored database), become one
-    change of every card at `upto`: re-reading the whole page is cheaper and as correct.
-    """
-    if after == upto:
-        return []
-    if after > upto or upto - after > limit:
-        return [Change(upto, None)]
-    rows = (
-        CampaignChange.objects.filter(campaign_id=campaign_id, cursor__gt=after, cursor__lte=upto)
-        .order_by("cursor")
-        .values_list("cursor", "character_id", "character__player_id", "kind", "character__kind")
-    )
-    return [Change(*row[:4], row[4] == "pnj") for row in rows]
-
-
-def moved(cursors: dict[int, int]) -> bool:
-    """Whether any of these campaigns' cursors moved past the one given, in one plain query.
-
-    A tick of the poller asks this first: the campaign's cursor moves in the transaction
-    that adds its changes, and most ticks find nothing, so the ORM's query (about ten
-    times the CPU) is built only when there is something to read.
-    """
-    table = connection.ops.quote_name(Campaign._meta.db_table)
-    pk = connection.ops.quote_name(str(Campaign._meta.pk.column))
-    column = connection.ops.quote_name(str(Campaign._meta.get_field("change_cursor").column))
-    marks = ", ".join(["%s"] * len(cursors))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {pk}, {column} FROM {table} WHERE {pk} IN ({marks})", list(cursors))
-        return any(now > cursors[pk] for pk, now in cursor.fetchall())
-
-
-def changes_after(cursors: dict[int, int], limit: int = FETCH_LIMIT) -> dict[int, list[Change]]:
-    """Each campaign's changes after its cursor, in one query: {campaign id: [Change]}."""
-    if not cursors or not moved(cursors):
-        return {}
-    where = Q()
-    for campaign_id, cursor in cursors.items():
-        where |= Q(campaign_id=campaign_id, cursor__gt=cursor)
-    rows = (
-        CampaignChange.objects.filter(where)
-        .order_by("campaign_id", "cursor")
-        .values_list(
-            "campaign_id",
-            "cursor",
-            "character_id",
-            "character__player_id",
-            "kind",
-            "character__kind",
-        )[:limit]
-    )
-    found: dict[int, list[Change]] = {}
-    for campaign_id, cursor, pj, player, kind, character_kind in rows:
-        found.setdefault(campaign_id, []).append(
-            Change(cursor, pj, player, kind, character_kind == "pnj")
-        )
-    return found
+class DatabaseGone(Exception):
+    """This process's hub cannot read the changes: its streams end, their pages reconnect."""
 
 
 class Window:
@@ -196,6 +107,7 @@ class Feed:
         self.audience: dict[object, int | None] = {}  # stream -> the player it hears for
         self.handled_by: dict[object, int] = {}  # stream -> the cursor it has handled
         self.waiters: list[tuple[int, threading.Event]] = []
+        self.gone = False  # the hub lost the database: every stream of it ends
 
     def advanced(self, audience: int | None) -> asyncio.Event:
         """The event set when a change that `audience` hears comes in."""
@@ -244,6 +156,12 @@ class Feed:
                 self.handled_by[stream] = self.window.cursor
         self.release()
 
+    def end(self) -> None:
+        """End every stream of this feed (the database is gone): each wakes and raises."""
+        self.gone = True
+        for audience in list(self.wakes):
+            self.wakes.pop(audience).set()
+
 
 class Hub:
     """This process's view of the campaigns it streams (one per event loop)."""
@@ -256,6 +174,11 @@ class Hub:
         self.window = window
         self.feeds: dict[int, Feed] = {}
         self.wake = asyncio.Event()
+        # What the poller reads when woken: the campaigns told of a change (NOTIFY, a new
+        # stream) rather than every one followed; `sweep` reads them all (each tick, after
+        # LISTEN came back or went, after a failed or partial read).
+        self.dirty: set[int] = set()
+        self.sweep = False
         self.listening = False  # a LISTEN connection is up: no need to poll
         # One thread, so one database connection, for all of the hub's queries.
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zodiac-live")
@@ -289,6 +212,8 @@ class Hub:
             cursor = since
             quiet_since = self.loop.time()
             while True:
+                if feed.gone:
+                    raise DatabaseGone(f"campaign {campaign_id}: the database is out of reach")
                 batch = feed.window.after(cursor)
                 if batch is None:  # further behind than the window: read the gap
                     upto = feed.window.start
@@ -360,6 +285,14 @@ class Hub:
             found[key] = (await done)[key] if done is not None else None
         return found
 
+    def players_here(self, campaign_id: int) -> set[int]:
+        """The players with a stream of the campaign in this process that hears their own
+        PJ only (those that hear everything are not told apart)."""
+        feed = self.feeds.get(campaign_id)
+        if feed is None:
+            return set()
+        return {player for player in feed.audience.values() if player is not None}
+
     def poke(self, campaign_id: int, cursor: int, change: Change | None = None) -> None:
         """A change at `cursor` committed (NOTIFY or this process): read it now.
 
@@ -372,6 +305,7 @@ class Hub:
         if change is not None and change.cursor == feed.window.cursor + 1:
             feed.extend([change])
         else:
+            self.dirty.add(campaign_id)
             self.wake.set()
 
     def _subscribe(self, campaign_id: int, current: int) -> Feed:
@@ -379,6 +313,7 @@ class Hub:
         if feed is None:
             feed = self.feeds[campaign_id] = Feed(current, self.window)
             # A change may have committed after `current` was read, its NOTIFY then ignored.
+            self.dirty.add(campaign_id)
             self.wake.set()
         feed.streams += 1
         # Hub tasks get an empty context, not the first stream's (its request's thread).
@@ -387,6 +322,7 @@ class Hub:
         if self._listener is None and connection.vendor == "postgresql":
             self._listener = self.loop.create_task(self._listen(), context=contextvars.Context())
         if current > feed.window.cursor:
+            self.dirty.add(campaign_id)
             self.wake.set()
         return feed
 
@@ -426,24 +362,39 @@ class Hub:
         )
 
     async def _poll(self) -> None:
-        """Read the new changes of every followed campaign, per tick or when woken."""
+        """Read the new changes of the campaigns told of one when woken, and of every
+        followed campaign per tick (a sweep)."""
         failures = 0
         while self.feeds:
             if not self.wake.is_set():
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(LISTEN_TICK if self.listening else self.tick):
                         await self.wake.wait()
+            sweep = self.sweep or not self.wake.is_set()  # told to, or the tick came
             self.wake.clear()
+            self.sweep = False
             feeds = dict(self.feeds)
             if not feeds:
                 break
+            if not sweep:
+                feeds = {pk: feeds[pk] for pk in self.dirty if pk in feeds}
+            self.dirty.clear()
+            if not feeds:
+                continue
             try:
                 found = await self.query(
-                    changes_after, {pk: feed.window.cursor for pk, feed in feeds.items()}
+                    changes_after,
+                    {pk: feed.window.cursor for pk, feed in feeds.items()},
+                    sweep=sweep,
                 )
             except Exception:
                 failures += 1
                 log.exception("live: reading the changes failed (%d in a row)", failures)
+                if failures == GONE_AFTER:
+                    log.warning("live: the database is out of reach; ending this process's streams")
+                    for feed in feeds.values():
+                        feed.end()
+                self.sweep = True
                 await asyncio.sleep(min(BACKOFF[0] * 2 ** (failures - 1), BACKOFF[1]))
                 continue
             failures = 0
@@ -451,6 +402,7 @@ class Hub:
                 if self.feeds.get(campaign_id) is feeds[campaign_id]:
                     feeds[campaign_id].extend(changes)
             if sum(map(len, found.values())) >= FETCH_LIMIT:
+                self.sweep = True
                 self.wake.set()  # more to read: no need to wait for the next tick
 
     async def _listen(self) -> None:
@@ -464,7 +416,8 @@ class Hub:
                 async with await psycopg.AsyncConnection.connect(**params) as listener:
                     await listener.execute(f"LISTEN {CHANNEL}")
                     self.listening, delay = True, BACKOFF[0]
-                    self.wake.set()  # whatever committed while nobody listened
+                    self.sweep = True  # whatever committed while nobody listened
+                    self.wake.set()
                     async for notify in listener.notifies():
                         campaign_id, cursor, *writer = notify.payload.split(":")
                         if writer and int(writer[0]) == os.getpid():
@@ -476,6 +429,7 @@ class Hub:
                 log.warning("live: LISTEN connection lost (%s); polling until it is back", error)
             finally:
                 self.listening = False
+                self.sweep = True
                 self.wake.set()  # the poller goes back to ticking
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF[1])

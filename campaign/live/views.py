@@ -189,8 +189,11 @@ async def _parts(
         foes = [("foes",)] if data.get("foes") else []
         keys = parts.sheet_keys(own=own, party=others if follow.party else []) + foes
         # Every player's parts of the change, in one go: the first sheet to ask renders
-        # them for the others, which then find them rendered.
-        played = sorted(pk for pk, player in players.items() if player is not None)
+        # them for the others, which then find them rendered. Only those of the players
+        # streaming the campaign from this process: behind the proxy a table's phones are
+        # spread over several processes, and each renders the cards its own pages show.
+        here = hub.players_here(follow.campaign_id)
+        played = sorted(pk for pk, player in players.items() if player in here)
         every = parts.sheet_keys(own=played, party=sorted(players) if follow.party else [])
         await hub.parts(follow.campaign_id, cursor, lang, every + foes)
     rendered = await hub.parts(follow.campaign_id, cursor, lang, keys)
@@ -265,6 +268,8 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                     await handled.wait()  # rendered (or skipped): the hub may tell the writer
             except asyncio.CancelledError:
                 raise
+            except live.DatabaseGone:
+                await queue.put((follow, None, None))  # the hub said why, once
             except Exception:
                 log.exception("live: following campaign %s failed", follow.campaign_id)
                 await queue.put((follow, None, None))

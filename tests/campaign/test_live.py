@@ -553,6 +553,7 @@ def test_a_change_is_rendered_in_one_pass_per_kind_of_viewer(monkeypatch, change
 
     async def main():
         try:
+            streaming_here(live.hub(), 3, players=[5, 6])
             for user, dj in ((1, True), (5, False), (6, False), (5, False)):
                 follow = views.Follow(3, dj=dj, party=False, cursor=12)
                 await views._parts(follow, user, [change], "es", views._summary(follow, [change]))
@@ -562,6 +563,42 @@ def test_a_change_is_rendered_in_one_pass_per_kind_of_viewer(monkeypatch, change
     run(main())
 
     assert calls == passes
+
+
+def streaming_here(hub: Hub, campaign_id: int, *, players: list[int]) -> None:
+    """As if these players had a stream of the campaign in this process (no poller)."""
+    feed = hub.feeds[campaign_id] = live.Feed(12, live.WINDOW)
+    for player in players:
+        feed.audience[object()] = player
+
+
+def test_a_sheet_renders_the_cards_of_the_players_streaming_from_this_process_only(
+    monkeypatch,
+):
+    from campaign.live import parts, views
+
+    calls = []
+
+    def render(campaign_id, lang, keys):
+        calls.append(list(keys))
+        lists = {("pks",): [[7, 5], [8, 6]], ("pnj",): []}
+        return {key: lists.get(key, f"<p>{key[0]}</p>") for key in keys}
+
+    monkeypatch.setattr(parts, "render", render)
+    change = Change(12, None)  # every card: Aiko (7, player 5) and Kenji (8, player 6)
+
+    async def main():
+        try:
+            streaming_here(live.hub(), 3, players=[6])  # 5's phone streams from elsewhere
+            follow = views.Follow(3, dj=False, party=False, cursor=12)
+            return await views._parts(follow, 6, [change], "es", views._summary(follow, [change]))
+        finally:
+            await live.hub().close()
+
+    got = run(main())
+
+    assert calls == [[("pks",), ("pnj",)], [("own", 8), ("status",), ("foes",)]]
+    assert set(got) == {"own:8", "status", "foes"}
 
 
 def test_a_failed_render_is_not_kept(monkeypatch):
