@@ -397,3 +397,28 @@ def test_space_on_curacion_in_more_actions_opens_its_chooser(browser, app_url, t
 
     space_opens_without_scrolling(page, curacion, aiko.locator(".ask-slot"))
     expect(aiko.get_by_role("button", name="Kenji")).to_be_visible()
+
+
+def test_a_double_tap_on_a_box_records_one_blow(browser, app_url, table):
+    """A finger's double tap (the browser counts it: the second click's detail is 2) is one
+    tap, even when the first is answered, with a fresh key, before the second lands."""
+    page = open_board(browser, app_url, table)
+    aiko, kenji = table["party"]["Aiko"], table["party"]["Kenji"]
+
+    def blows(character):
+        return StateEvent.objects.filter(character=character, event__kind="suffer")
+
+    box = card(page, "Aiko").get_by_role("button", name="Heridas leve").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down(click_count=1)
+    page.mouse.up(click_count=1)
+    until(page, lambda: blows(aiko).exists(), "Aiko's blow")
+    expect(page.locator("#toasts")).to_contain_text("Aiko")  # answered, its card anew
+    page.mouse.down(click_count=2)  # the same finger's second tap
+    page.mouse.up(click_count=2)
+    # A tap on another card, answered: a second blow on Aiko's would have come before it.
+    card(page, "Kenji").get_by_role("button", name="Fatiga leve").click()
+    until(page, lambda: blows(kenji).exists(), "Kenji's blow")
+    expect(page.locator("#toasts")).to_contain_text("Kenji")
+
+    assert blows(aiko).count() == 1

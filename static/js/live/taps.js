@@ -27,6 +27,21 @@ export const refusedLate = (xhr) =>
 export function watchTaps(live) {
   if (window.htmx) htmx.config.timeout = TAP_GIVES_UP_MS;
 
+  // A double tap is one tap. The browser counts a finger's (or a mouse's) quick second
+  // click on the same spot (its detail is 2); the first may already be answered, its form
+  // holding a fresh key, so the key alone would record the second too. Keys (Enter, Space)
+  // say 0 and go through.
+  document.addEventListener("click", (event) => {
+    if (event.detail < 2) return;
+    const button = event.target.closest ? event.target.closest("button, input[type=submit]") : null;
+    if (!button || button.type === "button") return;
+    const form = button.form;
+    if (button.hasAttribute("hx-post") || (form && form.hasAttribute("hx-post"))) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
     if (refusedLate(xhr)) tell(event.detail.elt, xhr.responseText);
