@@ -96,7 +96,14 @@ def test_a_pnj_is_revealed_and_hidden_from_its_card(dj_client, campaign, aiko):
     whole = reverse("ask", args=["kiso", oni.pk, "whole"])
     board = dj_client.get(reverse("board", args=["kiso"])).content.decode()
     assert f'data-lazy="{whole}"' in board  # "Tarjeta entera", asked for when it opens
-    assert "Revelar a los jugadores" in dj_client.get(whole, headers=HX).content.decode()
+    # The button says what the phones will read: the PNJ's level, words by default.
+    words = "Revelar a los jugadores: nombre y estado en palabras"
+    assert words in dj_client.get(whole, headers=HX).content.decode()
+    for shows, says in (("nombre", "su nombre"), ("ficha", "su ficha entera")):
+        services.pnj_settings_set(character=oni, shows=shows)
+        part = dj_client.get(whole, headers=HX).content.decode()
+        assert f"Revelar a los jugadores: {says}" in part
+    services.pnj_settings_set(character=oni, shows="palabras")
     reveal = reverse("pnj_reveal", args=["kiso", oni.pk])
 
     shown = dj_client.post(reveal, {"revealed": "1"}, headers=HX)
