@@ -150,7 +150,7 @@ def test_a_hidden_pnjs_lost_turn_is_no_turn_to_a_player():
     html = sheet.content.decode()
     line = re.search(r'<p class="sheet-turn[^"]*">(.*?)</p>', html, re.S)
     assert line and "Turno de" not in line.group(1), line.group(1)
-    assert "después de dos enemigos" in line.group(1)
+    assert "después del turno de dos enemigos" in line.group(1)
     assert "fuera de combate" in re.search(r'<section id="foes".*?</section>', html, re.S)[0]
     theirs = player.get(session).content.decode()
     ours = dj.get(session).content.decode()

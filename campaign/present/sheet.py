@@ -25,11 +25,16 @@ def turn_for(pk: int, now: PartyNow) -> dict | None:
     if fight is None or fight.current_slot is None:
         return None
     mine = fight.slot_of(pk)
-    before = None
+    before, left = None, 0
     if mine is not None and mine != fight.current:
         # The one players see last before this PJ (a PNJ still hidden is not named).
         seen = [s for s in fight.order[:mine] if reveal.visible(s, now.names)]
         before = slot_name(seen[-1], now.names) if seen else None
+        # The turns players see still to come before this PJ's, the one going on included:
+        # "after the three enemies" is one turn of a group, not three.
+        c = fight.current
+        coming = fight.order[c:mine] if mine > c else fight.order[c:] + fight.order[:mine]
+        left = sum(1 for s in coming if reveal.visible(s, now.names))
     current = fight.current_slot
     return {
         "round": fight.round,
@@ -40,6 +45,7 @@ def turn_for(pk: int, now: PartyNow) -> dict | None:
         "next": mine is not None and fight.next_slot is fight.order[mine] and mine != fight.current,
         "first": mine is not None and mine != fight.current and before is None,
         "after": before,
+        "left": left,
     }
 
 

@@ -112,7 +112,7 @@ def test_a_fight_of_three_pj_and_two_others_over_five_rounds(browser, table):
     sheet = phone.new_page()
     sheet.goto(f"{table['base']}/c/kiso/pj/{aiko.pk}/hoja/")
     turn = sheet.locator(".sheet-turn")
-    expect(turn).to_contain_text("Turno de Kenji · te toca después de un enemigo")
+    expect(turn).to_contain_text("Turno de Kenji · te toca después del turno de un enemigo")
 
     # Shocked, she cannot act: her phone says the turn coming is the one she loses.
     expect(turn).to_contain_text("no puedes actuar: pierdes ese turno")

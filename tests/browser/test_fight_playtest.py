@@ -96,19 +96,19 @@ def test_players_read_no_hidden_state_and_count_the_enemies_standing(browser, am
     board = dj_page(browser, ambush)
     ryo = phone(browser, ambush)
     turn, foes = ryo.locator(".sheet-turn"), ryo.locator("#foes")
-    expect(turn).to_contain_text("te toca después de tres enemigos")
+    expect(turn).to_contain_text("te toca después del turno de tres enemigos")
 
     # Bandido 3 knocked out from the board: the phone counts two standing, in both places.
     b3 = card(board, "Bandido 3")
     b3.locator("summary", has_text="Tarjeta entera").click()
     b3.get_by_role("button", name="inconsciente", exact=True).click()
     expect(board.locator(".fight-out")).to_contain_text("Bandido 3 (inconsciente)")
-    expect(turn).to_contain_text("te toca después de dos enemigos")
+    expect(turn).to_contain_text("te toca después del turno de dos enemigos")
     expect(foes.locator(".foe:not(.is-out)")).to_have_count(2)
     expect(foes.locator(".foe.is-out")).to_have_text(re.compile(r"un enemigo\s+fuera de combate"))
     screenshot(ryo, "fight-pt-sheet-out-360")
     ryo.set_viewport_size({"width": 1280, "height": 900})
-    expect(turn).to_contain_text("te toca después de dos enemigos")
+    expect(turn).to_contain_text("te toca después del turno de dos enemigos")
     screenshot(ryo, "fight-pt-sheet-out-1280")
     ryo.set_viewport_size(PHONE)
 

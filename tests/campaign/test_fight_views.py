@@ -192,12 +192,32 @@ def test_the_players_sheet_says_whose_turn_and_when_theirs_comes(
     client.force_login(player)
     sheet = reverse("sheet", args=["kiso", joined.pk])
 
-    assert "Turno de Kenji · te toca después de Oni" in client.get(sheet).content.decode()
+    page = client.get(sheet).content.decode()
+    assert "Turno de Kenji · te toca después del turno de Oni · faltan 2 turnos" in page
     services.fight_pass(campaign=campaign)
     page = client.get(sheet).content.decode()
     assert "Turno de Oni · <strong>te toca a continuación</strong>" in page
     services.fight_pass(campaign=campaign)
     assert "<strong>Tu turno</strong>" in client.get(sheet).content.decode()
+
+
+def test_the_turns_to_go_count_round_the_end_of_the_round(client, campaign, joined, player, kenji):
+    services.fight_start(
+        campaign=campaign,
+        order=[
+            Slot(pj=kenji.pk),
+            Slot(pj=joined.pk),
+            Slot(npc=1, name="Oni"),
+            Slot(npc=2, name="Ko"),
+        ],
+    )
+    services.fight_pass(campaign=campaign)  # Kenji's turn ends
+    services.fight_pass(campaign=campaign)  # the player's: now the Oni's, the Ko's, Kenji's
+    client.force_login(player)
+
+    page = client.get(reverse("sheet", args=["kiso", joined.pk])).content.decode()
+
+    assert "te toca después del turno de Kenji · faltan 3 turnos" in page
 
 
 def test_a_bad_initiative_is_refused_when_added_and_marked_when_sorting(dj_client, campaign, aiko):
