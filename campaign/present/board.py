@@ -60,8 +60,10 @@ def card(view: BoardView, character: Character) -> Card:
 
 def pnj_groups(view: BoardView) -> list[dict]:
     """The PNJ section's groups: the copies of one Plantilla folded under its name (when
-    there are two or more in play), every other PNJ a group of its own."""
+    there are two or more in play), every other PNJ a group of its own. Out of a fight, a
+    group added with "one turn for all" says so (`one_turn`): the next order starts so."""
     groups: list[dict] = []
+    leads: dict[int, set] = {}  # each folded group's turn_with, for `one_turn`
     by_template: dict[int, dict] = {}
     count: dict[int, int] = {}
     for c in view.pnj:
@@ -75,8 +77,12 @@ def pnj_groups(view: BoardView) -> list[dict]:
                 by_template[c.template_id] = {"name": c.template.name, "cards": []}
                 groups.append(by_template[c.template_id])
             by_template[c.template_id]["cards"].append(entry)
+            leads.setdefault(c.template_id, set()).add(c.turn_with_id)
         else:
             groups.append({"name": None, "cards": [entry]})
+    for template_id, group in by_template.items():
+        shared = leads[template_id]
+        group["one_turn"] = view.fight is None and len(shared) == 1 and None not in shared
     return groups
 
 

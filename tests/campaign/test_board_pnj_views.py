@@ -34,6 +34,23 @@ def test_pnj_are_added_from_a_template_by_its_name(dj_client, campaign, aiko):
     assert 'id="pj-' + str(made[0].pk) + '"' in html and "Bandido 1, Bandido 2" in html
 
 
+def test_a_group_sharing_a_turn_says_so_on_the_board_until_its_fight(dj_client, campaign, aiko):
+    services.template_save(campaign=campaign, name="Bandido")
+    services.template_save(campaign=campaign, name="Ronin")
+    dj_client.post(url("pnj_add"), {"name": "bandido", "count": "3", "together": "1"}, headers=HX)
+    dj_client.post(url("pnj_add"), {"name": "ronin", "count": "2"}, headers=HX)
+
+    def summaries() -> list[str]:
+        html = dj_client.get(reverse("board", args=["kiso"])).content.decode()
+        found = re.findall(r'<details class="pnj-group" open>\s*<summary>(.*?)</summary>', html)
+        return [re.sub(r"<[^>]+>|\s+", " ", s).split() for s in found]
+
+    assert summaries() == [["Bandido", "×3", "un", "turno", "para", "todos"], ["Ronin", "×2"]]
+    made = selectors.board_pnj(campaign=campaign)
+    services.fight_start(campaign=campaign, order=[Slot(pj=c.pk) for c in [aiko, *made]])
+    assert summaries() == [["Bandido", "×3"], ["Ronin", "×2"]]  # the order says it now
+
+
 def test_pnj_join_the_fight_from_the_board_as_one_group(dj_client, campaign, aiko):
     services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk, init=10)])
     services.fight_pass(campaign=campaign)  # a page that saw another turn still adds
