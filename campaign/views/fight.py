@@ -185,7 +185,13 @@ def _refused(
     Why (what changed, in the DJ's words), the page's order that was not saved, and the
     rows of the fight as it is now (one taken out meanwhile is back only if added again)."""
     label(posted, names, in_play)
-    unsaved = " → ".join(row.label for row in posted)
+    # With the initiatives typed: a change made on the page but not saved is one of them.
+    unsaved = " → ".join(
+        _("%(name)s (initiative %(init)s)") % {"name": row.label, "init": row.init.strip()}
+        if row.init.strip()
+        else row.label
+        for row in posted
+    )
     if now is None:
         error = _("Nothing was saved: the fight ended meanwhile (in another tab?).")
         last = selectors.fight_last(campaign=campaign)

@@ -181,7 +181,7 @@ def test_a_stale_order_tab_follows_the_fight_and_its_save_changes_nothing(browse
     count = StateEvent.objects.count()
     order.get_by_role("button", name="Guardar el orden").click()
     expect(order.get_by_role("alert")).to_contain_text("No se ha guardado nada")
-    expect(order.locator(".fight-unsaved")).to_contain_text("Ryo → Hana →")
+    expect(order.locator(".fight-unsaved")).to_contain_text("Ryo → Hana (iniciativa 15) →")
     expect(rows).not_to_contain_text("Bandido 3")
     expect(rows.locator(".fight-row").first).to_contain_text("Hana")
     assert StateEvent.objects.count() == count

@@ -685,7 +685,7 @@ def test_a_save_from_a_page_that_saw_another_fight_writes_nothing(dj_client, cam
         campaign=campaign, name="Bandido", count=3, join={"init": 10, "together": True}
     )
     count = StateEvent.objects.count()
-    form = {**rows((f"pj:{kenji.pk}", "", ""), (f"pj:{aiko.pk}", "", "")), "mode": "order"}
+    form = {**rows((f"pj:{kenji.pk}", "", "15"), (f"pj:{aiko.pk}", "", "")), "mode": "order"}
 
     refused = dj_client.post(setup_url(), {**form, "turn": "1:0", "fight": version_of(page)})
 
@@ -695,7 +695,7 @@ def test_a_save_from_a_page_that_saw_another_fight_writes_nothing(dj_client, cam
         "No se ha guardado nada: el combate ha cambiado mientras tanto (¿en otra pestaña?): "
         "Bandido 1, Bandido 2, Bandido 3 han entrado en el orden." in html
     )
-    assert "El orden que tenía esta página, sin guardar: Kenji → Aiko." in html
+    assert "El orden que tenía esta página, sin guardar: Kenji (iniciativa 15) → Aiko." in html
     bandidos = "+".join(str(c.pk) for c in campaign.characters.filter(name__startswith="Band"))
     assert slots_of(html) == [f"pj:{aiko.pk}", f"pj:{kenji.pk}", f"pj:{bandidos}"]
     fight = selectors.fight_now(campaign=campaign)
