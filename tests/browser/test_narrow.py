@@ -104,6 +104,12 @@ def test_end_fight_asks_without_covering_the_time_bar(browser, table, width):
         or high["x"] + high["width"] <= low["x"]
     )
     assert apart, (low, high)
+    # The other tools stay above the open question, side by side where they fit (they
+    # were one per line, the question between them).
+    change = page.get_by_role("link", name="Cambiar orden").bounding_box()
+    pins = page.locator("summary", has_text="Recordatorios…").bounding_box()
+    assert pins["y"] + pins["height"] <= low["y"], (pins, low)
+    assert change["y"] == pins["y"] or width < 480, (change, pins)
     screenshot(page, f"fight-end-{width}")
     summary.click()
     expect(question).to_be_hidden()
