@@ -203,6 +203,12 @@ def open_session(*, campaign: Campaign) -> GameSession | None:
     return campaign.sessions.filter(ended_at__isnull=True).order_by("-number").first()
 
 
+def next_session_number(*, campaign: Campaign) -> int:
+    """The number the campaign's next session takes."""
+    last = campaign.sessions.order_by("-number").values_list("number", flat=True).first()
+    return (last or 0) + 1
+
+
 RECENT = 15  # the latest events the board lists
 
 

@@ -14,7 +14,7 @@ import rules
 
 from ..live.channel import change_record
 from ..models import Campaign, CampaignChange, GameSession
-from ..selectors import in_party, open_session, session_pnj
+from ..selectors import in_party, next_session_number, open_session, session_pnj
 from .changes import lock
 
 
@@ -32,8 +32,7 @@ def session_start(
                 _("End the open session before starting another."),
                 code="session_open",
             )
-        last = campaign.sessions.order_by("-number").values_list("number", flat=True)
-        number = (last.first() or 0) + 1
+        number = next_session_number(campaign=campaign)
         session = GameSession.objects.create(
             campaign=campaign,
             number=number,

@@ -100,6 +100,7 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
                     return redirect("board", slug=campaign.slug)
     label(rows, names, in_play, campaign)
     taken = {pk for row in rows for pk in row.members}
+    no_session = now is None and selectors.open_session(campaign=campaign) is None
     changed = None
     if seen is not None and seen != (now.version if now else ""):
         stale = request.method == "POST" or request.GET.get("cambios") == "1"
@@ -118,11 +119,8 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
         else "",
         "templates": campaign.templates.order_by("name"),
         # Starting a fight with no session open: the page says so, and offers to open one.
-        "no_session": now is None and selectors.open_session(campaign=campaign) is None,
-        "next_session": (
-            campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0
-        )
-        + 1,
+        "no_session": no_session,
+        "next_session": selectors.next_session_number(campaign=campaign) if no_session else None,
         "open_session": request.method == "GET" or bool(request.POST.get("open_session")),
         "fight": now,
         "fight_current": turn_order.slot_name(now.current_slot, names)

@@ -8,34 +8,18 @@ from playwright.sync_api import expect
 
 from campaign import selectors, services
 from campaign.models import StateEvent
-from tests.browser.conftest import log_in, screenshot
-from tests.factories import CampaignFactory, CharacterFactory, UserFactory
+from tests.browser import test_pnj_playtest as first
+from tests.browser.conftest import screenshot
+from tests.browser.test_pnj_playtest import card, live
+from tests.browser.test_pnj_playtest import open_page as open_any
 
-
-@pytest.fixture
-def table(app_url):
-    dj = UserFactory(username="sensei")
-    campaign = CampaignFactory(name="Kiso", slug="kiso", dj=dj)
-    party = {
-        name: CharacterFactory(campaign=campaign, name=name, attributes={"FUE": 3, "VOL": 3})
-        for name in ("Aiko", "Kenji")
-    }
-    template = services.template_save(campaign=campaign, name="Bandido", attributes={"VOL": 2})
-    return {"dj": dj, "campaign": campaign, "party": party, "bandido": template, "base": app_url}
+table = first.table  # the first PNJ playtest's table: a DJ, Aiko, Kenji, the Bandido template
 
 
 def open_page(browser, table, path="/c/kiso/", width=1280, height=900):
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="es-ES")
-    log_in(context, table["base"], table["dj"])
-    page = context.new_page()
-    page.goto(table["base"] + path)
-    if path == "/c/kiso/":
-        expect(page.locator("#live")).to_have_attribute("data-state", "open")
-    return page
-
-
-def card(page, name):
-    return page.get_by_role("article", name=name)
+    """The first PNJ playtest's page, the board's once its live channel is open."""
+    page = open_any(browser, table, path, width, height)
+    return live(page) if path == "/c/kiso/" else page
 
 
 def below(error, field, room=60):
