@@ -5,7 +5,8 @@ cursor and adds a CampaignChange row (live.channel). Each server process runs on
 started in its event loop by the first stream. The hub learns that a campaign moved from
 PostgreSQL's LISTEN/NOTIFY (one listening connection per process; it still reads the
 cursors every few seconds, so a LISTEN that died silently costs at most that delay), on
-SQLite by polling the cursors of the campaigns it streams once per tick, and in either case
+SQLite by polling the cursors of the campaigns it streams once per tick when a commit was
+made since the last (`Commits`: a pragma, no read), and in either case
 at once when the write committed in this same process (`changed`, from on_commit).
 It reads each campaign's new rows once, keeps the last WINDOW of them, and every stream of
 that campaign reads from there; a stream further behind reads its gap from the database.
@@ -31,7 +32,15 @@ from concurrent.futures import ThreadPoolExecutor
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection
 
-from .changes import FETCH_LIMIT, WINDOW, Change, changes_after, changes_between, visible
+from .changes import (
+    FETCH_LIMIT,
+    WINDOW,
+    Change,
+    Commits,
+    changes_after,
+    changes_between,
+    visible,
+)
 from .changes import moved as moved  # re-exported: callers and tests read them here
 from .changes import summary as summary
 
@@ -186,6 +195,9 @@ class Hub:
         self._listener: asyncio.Task | None = None
         # (campaign, cursor, language, part) -> the future of a dict holding that part.
         self.rendered: OrderedDict[tuple, asyncio.Future] = OrderedDict()
+        # On SQLite, whether anyone committed since the last tick (on PostgreSQL always
+        # yes: its ticks are LISTEN's safety net).
+        self.commits = Commits(connection.settings_dict)
 
     async def follow(
         self,
@@ -350,6 +362,7 @@ class Hub:
                     await task
         await self.query(_close_connection)
         self.executor.shutdown()
+        self.commits.close()
 
     async def query(self, function: Callable, /, *args, **kwargs):
         """Run a short ORM function on the hub's thread, so on its one database connection.
@@ -370,7 +383,10 @@ class Hub:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(LISTEN_TICK if self.listening else self.tick):
                         await self.wake.wait()
-            sweep = self.sweep or not self.wake.is_set()  # told to, or the tick came
+            ticked = not self.wake.is_set()
+            if ticked and not self.sweep and not self.dirty and not self.commits.since_last():
+                continue  # SQLite said nobody committed since the last tick: nothing to read
+            sweep = self.sweep or ticked  # told to, or the tick came
             self.wake.clear()
             self.sweep = False
             feeds = dict(self.feeds)

@@ -9,11 +9,13 @@ reconnect to a process that can.
 
 import asyncio
 import contextlib
+import sqlite3
 
 import pytest
 from django.db import OperationalError
 
 from campaign.live import hub as live
+from campaign.live.changes import Commits
 from campaign.live.hub import Change, DatabaseGone, Hub
 from tests.campaign.test_live import cursor, run, until_idle, watched, wound, wound_elsewhere
 from tests.factories import CampaignFactory, CharacterFactory
@@ -146,3 +148,86 @@ def test_a_hub_that_cannot_read_the_changes_ends_its_streams(campaign, monkeypat
             await hub.close()
 
     assert run(scenario()) == {}  # the stream gone, the campaign is no longer followed
+
+
+# -- SQLite: an idle tick reads nothing --------------------------------------------------
+
+
+def sqlite_file(tmp_path) -> tuple[dict, sqlite3.Connection]:
+    """A SQLite database file in WAL mode as the app's, and a connection that writes it."""
+    name = tmp_path / "other.sqlite3"
+    writer = sqlite3.connect(name, check_same_thread=False)  # run() runs the loop elsewhere
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("CREATE TABLE t (a)")
+    writer.commit()
+    return {"ENGINE": "django.db.backends.sqlite3", "NAME": name}, writer
+
+
+def test_commits_says_whether_another_connection_committed_since_the_last_look(tmp_path):
+    settings_dict, writer = sqlite_file(tmp_path)
+    commits = Commits(settings_dict)
+    try:
+        assert commits.since_last() is True  # the first look: nothing known yet
+        assert commits.since_last() is False
+        writer.execute("INSERT INTO t VALUES (1)")
+        assert commits.since_last() is False  # not committed yet
+        writer.commit()
+        assert commits.since_last() is True
+        assert commits.since_last() is False
+    finally:
+        commits.close()
+        writer.close()
+
+
+@pytest.mark.parametrize(
+    "settings_dict",
+    [
+        {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"},
+        {"ENGINE": "django.db.backends.sqlite3", "NAME": "file:memorydb_default?mode=memory"},
+        {"ENGINE": "django.db.backends.postgresql", "NAME": "zodiac"},
+        {"ENGINE": "django.db.backends.sqlite3", "NAME": "/no/such/dir/db.sqlite3"},
+    ],
+)
+def test_commits_says_yes_when_it_cannot_tell(settings_dict):
+    commits = Commits(settings_dict)
+    assert [commits.since_last() for _ in range(3)] == [True, True, True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tick_with_no_commit_since_the_last_reads_nothing(campaign, aiko, tmp_path):
+    """The hub's ticks ask Commits first: quiet ticks make no query on the hub's thread, and
+    the tick after a commit sweeps as before."""
+    settings_dict, writer = sqlite_file(tmp_path)
+    start = cursor(campaign)
+
+    async def scenario():
+        hub = Hub(asyncio.get_running_loop(), tick=0.01)
+        hub.commits = Commits(settings_dict)  # the test database is in memory: a file here
+        hub.commits.since_last()  # its first look says yes (it knew nothing): done here
+        wake = watched(hub)
+        try:
+            stream = hub.follow(campaign.pk, since=start, current=start, heartbeat=None)
+            waiting = asyncio.ensure_future(anext(stream))
+            await until_idle(hub, wake)
+            calls = recorded(hub)
+            for _ in range(10):  # ten ticks, nobody committing
+                wake.waited.clear()
+                await wake.waited.wait()
+            quiet = list(calls)
+            await wound_elsewhere(aiko)  # written to the test database, nobody told
+            writer.execute("INSERT INTO t VALUES (1)")  # and a commit Commits sees
+            writer.commit()
+            batch = await waiting  # never, if no tick swept (then run() gives up)
+            await stream.aclose()
+            return quiet, calls, batch
+        finally:
+            await hub.close()
+            writer.close()
+
+    quiet, calls, batch = run(scenario())
+
+    assert quiet == []
+    assert [name for name, _cursors, keywords in calls if keywords.get("sweep")] == [
+        "changes_after"
+    ]
+    assert batch == [Change(start + 1, aiko.pk, None)]
