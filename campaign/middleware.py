@@ -19,6 +19,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from . import deadline
+from .live import channel
 
 
 class CompressionMiddleware(GZipMiddleware):
@@ -143,6 +144,28 @@ class SyncChainMiddleware:
 
     def __call__(self, request: HttpRequest):
         return self.get_response(request)
+
+
+class OnlyTabMiddleware:
+    """A tap from its browser's only page of the campaign (X-Zodiac-Only-Tab, set by
+    static/js/live/taps.js) has the change in its answer: the changes it writes are marked
+    answered to that browser (live.channel.answered), whose DJ stream then sends the news
+    without rendering it again. Sync only, like the rest of the chain."""
+
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        if request.method != "POST" or request.headers.get("X-Zodiac-Only-Tab") != "1":
+            return self.get_response(request)
+        token = channel.answered.set(channel.browser_tag(request.session.session_key))
+        try:
+            return self.get_response(request)
+        finally:
+            channel.answered.reset(token)
 
 
 class TapDeadlineMiddleware:

@@ -101,6 +101,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
     # A tap the page gave up on is refused, never applied late (campaign/deadline.py).
     "campaign.middleware.TapDeadlineMiddleware",
+    # A tap from its browser's only page of the campaign: its stream need not render it.
+    "campaign.middleware.OnlyTabMiddleware",
     # Last: keeps the chain sync, in one thread, under ASGI (see its docstring).
     "campaign.middleware.SyncChainMiddleware",
 ]

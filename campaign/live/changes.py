@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import connection
@@ -27,6 +27,10 @@ class Change:
     player: int | None = None  # the user who plays that PJ, when the hub read the change
     kind: str = "event"  # CampaignChange.Kind: a player's stream checks again what it may hear
     pnj: bool = False  # the card that changed is a PNJ's: players hear it as their view of PNJ
+    # The browser whose tap made it, when that tap's page was its browser's only page of
+    # the campaign (live.channel.answered): its stream needs no rendering of it. Known
+    # only in the writer's process (never read from the database).
+    answered: str | None = field(default=None, compare=False, repr=False)
 
 
 def visible(change: Change, *, player: int | None) -> bool:

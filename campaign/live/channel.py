@@ -5,7 +5,9 @@ at commit it tells PostgreSQL's listeners (NOTIFY) and this process's hub. Live 
 that cursor, so the database is the only source of change.
 """
 
+import hashlib
 import os
+from contextvars import ContextVar
 from functools import partial
 
 from django.db import connection, transaction
@@ -13,6 +15,18 @@ from django.db.models import F
 
 from ..models import Campaign, CampaignChange, Character
 from . import hub
+
+# The browser a request's changes are answered to (a tag of its session), when the tap came
+# from its only page of the campaign (OnlyTabMiddleware): that page has the change in its
+# answer, and its browser's stream is sent the news without the rendering.
+answered: ContextVar[str | None] = ContextVar("answered", default=None)
+
+
+def browser_tag(session_key: str | None) -> str | None:
+    """A session's tag for `answered`: not the key itself, which stays in the session."""
+    if not session_key:
+        return None
+    return hashlib.blake2b(session_key.encode(), digest_size=12).hexdigest()
 
 
 def change_record(
@@ -44,6 +58,7 @@ def change_record(
         character.player_id if character is not None else None,
         kind,
         character is not None and character.is_pnj,
+        answered.get(),
     )
     transaction.on_commit(partial(hub.changed, campaign.pk, told.cursor, told), robust=True)
     return change

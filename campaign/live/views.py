@@ -44,8 +44,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from ..models import CampaignChange, Membership
+from . import channel, parts
 from . import hub as live
-from . import parts
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +238,7 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
     if not follows:
         raise Http404("No such campaign.")
     lang = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)[:2]
+    browser = channel.browser_tag(session_key)
     for pk, follow in follows.items():
         # A cursor from before a database restore: start again from the current one.
         follow.sent = min(wanted[pk], follow.cursor)
@@ -322,8 +323,13 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                     release()
                     continue
                 data = _summary(follow, batch)
+                # The DJ's own tap, from this browser's only page of the campaign: that
+                # page has it in its answer. The news goes without the rendering (a page
+                # that still wants it asks, as for a change that came without it).
+                answered = browser is not None and all(c.answered == browser for c in batch)
                 try:
-                    data["parts"] = await _parts(follow, user_id, batch, lang, data)
+                    if not (follow.dj and answered):
+                        data["parts"] = await _parts(follow, user_id, batch, lang, data)
                     data["view"] = follow.view
                 except Exception:
                     log.exception("live: rendering the parts of a change failed")

@@ -138,6 +138,41 @@ def test_a_lone_tab_keeps_its_news_to_itself_until_another_opens(browser, app_ur
     context.close()
 
 
+def test_a_tap_says_when_its_tab_is_the_only_one_of_the_campaign_in_the_browser(
+    browser, app_url, table
+):
+    """A lone tab's tap says so (X-Zodiac-Only-Tab): its answer is all the browser needs,
+    and the stream brings it the news without the rendering. With a second tab of the
+    campaign open, a tap says nothing, and the second tab shows it from the stream."""
+    context = browser_of(browser, app_url, table["dj"])
+    said = []
+    context.on(
+        "request",
+        lambda r: (
+            said.append(r.headers.get("x-zodiac-only-tab"))
+            if r.method == "POST" and "/accion/" in r.url
+            else None
+        ),
+    )
+    (first,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    aiko, kenji = table["party"]["Aiko"], table["party"]["Kenji"]
+    first.locator(f'#pj-{aiko.pk} button[value="heridas:leve"]').click()
+    expect(card(first, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    assert said == ["1"]
+
+    # The second tab says hello before its stream is open: the first, which holds the
+    # stream, has it in its table once the second shows the stream open.
+    (second,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    fetched = []
+    second.on("request", lambda r: fetched.append(r.url) if "refrescar" in r.url else None)
+    first.locator(f'#pj-{kenji.pk} button[value="heridas:leve"]').click()
+    expect(card(first, "Kenji").get_by_text("Heridas Leve")).to_be_visible()
+    expect(card(second, "Kenji").get_by_text("Heridas Leve")).to_be_visible()
+    assert said == ["1", None]
+    assert fetched == []  # the second tab had it rendered in the stream
+    context.close()
+
+
 def test_a_djs_board_and_a_players_sheet_in_one_browser_each_hear_what_they_show(
     browser, app_url, table
 ):

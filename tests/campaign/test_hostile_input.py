@@ -430,6 +430,16 @@ def card_refusal(response) -> None:
     assert "X-Change-Cursor" in response
 
 
+def act_refusal(response) -> None:
+    """A tap's reason on its card; Dar un E.Esp's form refused (its name missing or bad),
+    next to the E.Esp's name field."""
+    request = response.wsgi_request
+    if request.POST.get("action") == "special" and response.has_header("HX-Retarget"):
+        party_refusal([f"pj-{request.resolver_match.kwargs['pk']}-special-error"])(response)
+    else:
+        card_refusal(response)
+
+
 def party_refusal(slots):
     """The reason alone, retargeted into the error line next to the control used."""
 
@@ -2113,7 +2123,7 @@ ENDPOINTS = [
         "dj",
         pj_path("act"),
         act_forms,
-        board_refusal(card_refusal),
+        board_refusal(act_refusal),
         valid=act_valid,
         foreign=foreign_pj_paths("act"),
         replay=act_replay,

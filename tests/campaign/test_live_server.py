@@ -645,3 +645,57 @@ def test_a_players_hello_says_when_what_they_may_see_last_changed(url, table):
 
     assert heard == {str(campaign.pk): changed_at}
     assert told_dj == {}  # what a DJ sees does not hang on those
+
+
+# --- The DJ's own tap: its browser's stream is not sent the rendering again ---------------
+
+
+def tap(base: str, cookie: str, character, *, only_tab: bool) -> None:
+    """Heridas leve on `character`, tapped on the board of the browser holding `cookie`
+    (as htmx posts it, with the page's CSRF token), saying whether its page is that
+    browser's only page of the campaign (static/js/live/taps.js)."""
+    where = urlsplit(base)
+    board = f"/c/{character.campaign.slug}/"
+    with closing(http.client.HTTPConnection(where.hostname, where.port, timeout=WAIT)) as http_:
+        http_.request("GET", board, headers={"Cookie": cookie})
+        response = http_.getresponse()
+        response.read()
+        assert response.status == 200
+        csrf = re.search(r"csrftoken=([^;]+)", response.getheader("Set-Cookie")).group(1)
+        headers = {
+            "Cookie": f"{cookie}; csrftoken={csrf}",
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-CSRFToken": csrf,
+            "HX-Request": "true",
+        }
+        if only_tab:
+            headers["X-Zodiac-Only-Tab"] = "1"
+        form = {"action": "suffer", "type_grade": "heridas:leve", "key": f"k{time.monotonic_ns()}"}
+        http_.request("POST", f"{board}pj/{character.pk}/accion/", urlencode(form), headers)
+        response = http_.getresponse()
+        body = response.read().decode()
+        assert response.status == 200, body[:500]
+
+
+def test_the_djs_tap_from_its_browsers_only_page_reaches_that_stream_unrendered(url, table):
+    """The tapping page has the change in its answer: its browser's stream gets the news
+    alone (a page that wants the rendering asks for it), while the DJ's other browser, and
+    a tap from a page with another of the campaign beside it, get it rendered."""
+    campaign, dj, _player, aiko, _kenji = table
+    since = cursor(campaign)
+    laptop = session_cookie(dj)
+
+    with (
+        closing(EventStream(url, f"/en-vivo/?since={campaign.pk}:{since}", cookie=laptop)) as own,
+        event_stream(url, campaign, dj, since=since) as tablet,  # the DJ's other browser
+    ):
+        tap(url, laptop, aiko, only_tab=True)
+        first = own.message()  # read before the next tap: two changes may come as one
+        tap(url, laptop, aiko, only_tab=False)  # another tab of the campaign beside it
+        second = own.message()
+        elsewhere = tablet.until(since + 2)
+
+    assert summary(first) == {"cursor": since + 1, "pj": [aiko.pk], "all": False}
+    assert "parts" not in first["data"]
+    assert set(second["data"]["parts"]) == {f"card:{aiko.pk}", "panels"}
+    assert all(set(m["data"]["parts"]) == {f"card:{aiko.pk}", "panels"} for m in elsewhere)

@@ -27,7 +27,7 @@ import { patch } from "./morph.js";
 import { fetchParts, given, parts } from "./parts.js";
 import { transport } from "./stream.js";
 import { shareStream } from "./tabs.js";
-import { setServerOffset, tell, watchTaps } from "./taps.js";
+import { onlyTabSays, setServerOffset, tell, watchTaps } from "./taps.js";
 
 const live = document.getElementById("live");
 
@@ -125,7 +125,7 @@ function follow(live) {
     transport(live.dataset, new Map([[me.campaign, cursor]]), alone);
     return;
   }
-  shareStream({
+  onlyTabSays(shareStream({
     live,
     user,
     campaign: me.campaign,
@@ -137,5 +137,5 @@ function follow(live) {
     access,
     news: pageNews,
     open: (follow, on) => transport(live.dataset, follow, on),
-  });
+  }));
 }

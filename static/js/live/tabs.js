@@ -71,6 +71,9 @@ import { newKey, serverClock, setServerOffset as setClock } from "./taps.js";
 // campaign, cursor() (the page's cursor now), receive(message), showDown(state), alive()
 // (the stream was heard), gone(campaigns), access(latest), news(detail), open(follow, on)
 // (a transport, stream.js).
+//
+// Returns onlyTab(): whether this tab is, as far as its table knows, the only page of its
+// campaign in this browser (taps.js says so with each tap: see onlyTabSays).
 export function shareStream(page) {
   const { live, campaign } = page;
   const name = `zodiac-live-${page.user}`;
@@ -218,4 +221,6 @@ export function shareStream(page) {
     if (!stepDown) queue();
     page.news({ cursor: undefined, pj: [], all: true });
   });
+  // A tab frozen without a `bye` still counts: its page would need the rendering.
+  return () => [...tabs].every(([id, other]) => id === tab || other.campaign !== campaign);
 }

@@ -10,6 +10,15 @@ const TAP_GIVES_UP_MS = 8000; // longer than TAP_SECONDS (campaign/deadline.py)
 let serverOffset = null; // the server's clock minus this page's, in ms
 
 export const serverClock = () => serverOffset;
+
+// Whether this page is its browser's only page of its campaign (tabs.js; unknown: no).
+// A tap from the only one says so (X-Zodiac-Only-Tab): the tap's answer is all this
+// browser needs of the change, and its stream is sent the news without the rendering
+// (campaign/live/views.py). Another page of the campaign in the browser would need it.
+let onlyTab = () => false;
+export function onlyTabSays(ask) {
+  onlyTab = ask;
+}
 export function setServerOffset(offset) {
   serverOffset = offset;
 }
@@ -59,6 +68,7 @@ export function watchTaps(live) {
     if (serverOffset !== null) {
       detail.headers["X-Zodiac-Sent"] = String(Math.round(Date.now() + serverOffset));
     }
+    if (onlyTab()) detail.headers["X-Zodiac-Only-Tab"] = "1";
   });
   document.body.addEventListener("htmx:timeout", (event) => {
     const verb = ((event.detail.requestConfig || {}).verb || "").toLowerCase();
