@@ -274,13 +274,17 @@ class Hub:
         change advances the cursor, so a part is never stale.
         """
         base = (campaign_id, cursor, lang)
-        missing = [key for key in dict.fromkeys(keys) if (*base, key) not in self.rendered]
+        # Each part's rendering is taken in hand before any wait: a rendering that fails
+        # meanwhile raises here too (it is not found gone), and one pushed out of the
+        # cache by others (RENDERED) is still this stream's to read.
+        futures = {key: self.rendered.get((*base, key)) for key in dict.fromkeys(keys)}
+        missing = [key for key, future in futures.items() if future is None]
         if missing:
             from . import parts
 
             future = self.loop.create_future()
             for key in missing:
-                self.rendered[(*base, key)] = future
+                self.rendered[(*base, key)] = futures[key] = future
             try:
                 future.set_result(await self.query(parts.render, campaign_id, lang, missing))
             except BaseException as error:
@@ -291,11 +295,7 @@ class Hub:
                 raise
             while len(self.rendered) > RENDERED:
                 self.rendered.popitem(last=False)
-        found = {}
-        for key in keys:
-            done = self.rendered.get((*base, key))
-            found[key] = (await done)[key] if done is not None else None
-        return found
+        return {key: (await futures[key])[key] for key in keys}
 
     def players_here(self, campaign_id: int) -> set[int]:
         """The players with a stream of the campaign in this process that hears their own

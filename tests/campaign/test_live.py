@@ -626,6 +626,56 @@ def test_a_failed_render_is_not_kept(monkeypatch):
     assert run(main()) == {("panels",): "<p>ok</p>"}
 
 
+def test_a_stream_waiting_on_a_render_that_fails_gets_its_error_not_nothing(monkeypatch):
+    """Found at 1,000 tables: a stream that asked for a part another stream was rendering,
+    and rendered the rest itself meanwhile, found that part gone once its rendering failed,
+    and took it for a rendering of nothing."""
+    from campaign.live import parts
+
+    panels_asked, panels_failed = threading.Event(), threading.Event()
+
+    def render(campaign_id, lang, keys):
+        if keys == [("panels",)]:  # the first stream's: it fails, once the second waits
+            panels_asked.set()
+            panels_failed.set()
+            raise RuntimeError("couldn't get a connection after 2.00 sec")
+        panels_failed.wait(SCENARIO)  # the second's own part, done after the first failed
+        return {key: "<p>card</p>" for key in keys}
+
+    monkeypatch.setattr(parts, "render", render)
+
+    async def main():
+        hub = Hub(asyncio.get_running_loop())
+        try:
+            first = asyncio.ensure_future(hub.parts(3, 12, "es", [("panels",)]))
+            await asyncio.sleep(0)  # it has asked: the panels are its to render
+            second = asyncio.ensure_future(hub.parts(3, 12, "es", [("panels",), ("card", 7)]))
+            return await asyncio.gather(first, second, return_exceptions=True)
+        finally:
+            await hub.close()
+
+    results = run(main())
+
+    assert [type(result) for result in results] == [RuntimeError, RuntimeError]
+
+
+def test_a_rendering_pushed_out_of_the_cache_is_still_read_by_who_asked(monkeypatch):
+    from campaign.live import hub as live
+    from campaign.live import parts
+
+    monkeypatch.setattr(live, "RENDERED", 1)  # each rendering pushes the one before out
+    monkeypatch.setattr(parts, "render", lambda c, lang, keys: {k: f"<p>{k[0]}</p>" for k in keys})
+
+    async def main():
+        hub = Hub(asyncio.get_running_loop())
+        try:
+            return await hub.parts(3, 12, "es", [("card", 7), ("panels",)])
+        finally:
+            await hub.close()
+
+    assert run(main()) == {("card", 7): "<p>card</p>", ("panels",): "<p>panels</p>"}
+
+
 # --- Who is woken, and a writer that lets the streams go first -----------------------------
 
 
