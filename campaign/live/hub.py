@@ -277,8 +277,13 @@ class Hub:
         # Each part's rendering is taken in hand before any wait: a rendering that fails
         # meanwhile raises here too (it is not found gone), and one pushed out of the
         # cache by others (RENDERED) is still this stream's to read.
-        futures = {key: self.rendered.get((*base, key)) for key in dict.fromkeys(keys)}
-        missing = [key for key, future in futures.items() if future is None]
+        futures: dict[tuple, asyncio.Future] = {}
+        missing = []
+        for key in dict.fromkeys(keys):
+            if (*base, key) in self.rendered:
+                futures[key] = self.rendered[(*base, key)]
+            else:
+                missing.append(key)
         if missing:
             from . import parts
 
