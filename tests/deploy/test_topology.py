@@ -397,7 +397,21 @@ def test_a_process_without_its_database_is_taken_out_of_rotation(topology, repor
         await asyncio.to_thread(
             wait_until, lambda: direct(topology, cut, "/salud/") == 503, "/salud/ saying 503"
         )
-        answers = [await Browser(topology.site).request("GET", "/salud/") for _ in range(12)]
+        # Probes through the proxy until nginx has given that process one: least_conn picks
+        # it once its own pages have left it, which its hub decides (two failed reads), so
+        # a fixed number of probes could all come before.
+        answers = []
+
+        def tried_it() -> bool:
+            return any(
+                address in line.upstreams and not line.request.startswith("GET /en-vivo/")
+                for line in topology.access_log()[before:]
+            )
+
+        while len(answers) < 12 or not await asyncio.to_thread(tried_it):
+            answers.append(await Browser(topology.site).request("GET", "/salud/"))
+            if len(answers) > 400:
+                break  # no try in 400 probes: the assertion below says so
         seen["answers"] = [answer.status for answer in answers]
         for n in range(1, 8):
             await table.tap(n)
@@ -428,7 +442,8 @@ def test_a_process_without_its_database_is_taken_out_of_rotation(topology, repor
     tried = [line for line in seen["log"] if address in line.upstreams and line not in ended]
     refused = [line for line in tried if line.upstreams[-1] == address]
 
-    assert seen["answers"] == [200] * 12  # every probe through the proxy: a process that works
+    # Every probe through the proxy: a process that works.
+    assert seen["answers"] == [200] * len(seen["answers"])
     assert table.missed() == []
     assert tried, "nginx never tried the process without its database"
     assert all(line.upstream_statuses[line.upstreams.index(address)] == "503" for line in tried)
