@@ -206,7 +206,8 @@ def test_the_curacion_chooser_says_the_obstaculo_of_the_patients_afeccion(browse
     no_axe_violation(page, "curacion-obstaculo")
     close_up(chooser, f"curacion-obstaculo-{width}-close")
     chooser.get_by_role("button", name="Kenji").click()
-    expect(aiko.get_by_text("Fatiga Leve")).to_be_visible()  # R26: the leve became Fatiga
+    # exact: at a phone's width the result line's copy under the card names it too (R26)
+    expect(aiko.get_by_text("Fatiga Leve", exact=True)).to_be_visible()  # the leve became Fatiga
 
 
 # -- Ya no está expuesto, when a fight ends ---------------------------------------------
