@@ -383,6 +383,15 @@ def test_a_process_without_its_database_is_taken_out_of_rotation(topology, repor
     assert direct(topology, cut, "/salud/") == 200
     seen: dict[str, object] = {}
 
+    def ended(line) -> bool:
+        """A stream that process served from before (logged when it ends: it ended it, and
+        its page moved)."""
+        return line.upstreams == [address] and line.request.startswith("GET /en-vivo/")
+
+    def tried(lines) -> list:
+        """Each request nginx gave that process after its database went."""
+        return [line for line in lines if address in line.upstreams and not ended(line)]
+
     def taps_logged() -> int:
         return sum(line.request.startswith("POST /c/mesa/") for line in topology.access_log())
 
@@ -402,13 +411,10 @@ def test_a_process_without_its_database_is_taken_out_of_rotation(topology, repor
         # a fixed number of probes could all come before.
         answers = []
 
-        def tried_it() -> bool:
-            return any(
-                address in line.upstreams and not line.request.startswith("GET /en-vivo/")
-                for line in topology.access_log()[before:]
-            )
+        def tried_yet() -> bool:
+            return bool(tried(topology.access_log()[before:]))
 
-        while len(answers) < 12 or not await asyncio.to_thread(tried_it):
+        while len(answers) < 12 or not await asyncio.to_thread(tried_yet):
             answers.append(await Browser(topology.site).request("GET", "/salud/"))
             if len(answers) > 400:
                 break  # no try in 400 probes: the assertion below says so
@@ -432,29 +438,23 @@ def test_a_process_without_its_database_is_taken_out_of_rotation(topology, repor
         ),
         "the process back in rotation once its database is",
     )
-    # Each request nginx gave that process after its database went, but the streams it
-    # served from before (logged when they end: it ended them, and their pages moved).
-    ended = [
-        line
-        for line in seen["log"]
-        if line.upstreams == [address] and line.request.startswith("GET /en-vivo/")
-    ]
-    tried = [line for line in seen["log"] if address in line.upstreams and line not in ended]
-    refused = [line for line in tried if line.upstreams[-1] == address]
+    moved_from = [line for line in seen["log"] if ended(line)]
+    given = tried(seen["log"])
+    refused = [line for line in given if line.upstreams[-1] == address]
 
     # Every probe through the proxy: a process that works.
     assert seen["answers"] == [200] * len(seen["answers"])
     assert table.missed() == []
-    assert tried, "nginx never tried the process without its database"
-    assert all(line.upstream_statuses[line.upstreams.index(address)] == "503" for line in tried)
+    assert given, "nginx never tried the process without its database"
+    assert all(line.upstream_statuses[line.upstreams.index(address)] == "503" for line in given)
     assert refused == []  # every request it got went on to another process, taps too
     moved = sum(s.reconnects for s in table.streams.values())
     assert max(s.reconnects for s in table.streams.values()) <= 1
-    assert len(ended) == moved  # each page it served moved once, to a process that works
+    assert len(moved_from) == moved  # each page it served moved once, to a process that works
     assert back
     report(
         f"a process without its database ({seen['streams']} connections): tried "
-        f"{len(tried)} times in {len(seen['log'])} requests, each a 503 passed on to "
+        f"{len(given)} times in {len(seen['log'])} requests, each a 503 passed on to "
         f"another; {moved} pages moved; "
         f"{figures(table.delays)}"
     )
