@@ -25,6 +25,7 @@ and the cluster are stopped on exit. Runs as `make bench` does (exit 1 on a miss
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import math
@@ -167,7 +168,10 @@ class Dj:
             else:
                 cursor = answer.header("X-Change-Cursor")
                 if answer.status != 200 or cursor is None:
-                    self.errors.append(f"{path}: {answer.status}")
+                    refused = answer.header("X-Zodiac-Refused")  # "busy", "late"
+                    self.errors.append(
+                        f"{path}: {answer.status}" + (f" {refused}" if refused else "")
+                    )
                 else:
                     self.taps.append(Tap(self.table["campaign"], int(cursor), pj, sent))
             n += 1
@@ -330,6 +334,15 @@ def run_size(count: int) -> bool:
     return report(count, figures, made)
 
 
+def kinds(errors: list[str]) -> str:
+    """ " (409 busy 12, 502 3)": how many taps got each answer (or exception)."""
+    counted: collections.Counter[str] = collections.Counter()
+    for error in errors:
+        words = error.split(": ", 1)[-1].split(" ")
+        counted[" ".join(words[:2]) if words[0].isdigit() else words[0]] += 1
+    return f" ({', '.join(f'{kind} {n}' for kind, n in counted.most_common())})" if errors else ""
+
+
 def report(count: int, f: dict, made: float) -> bool:
     delays = f["delays"]
     errors = len(f["errors"]) + len(f["refused"]) + f["ended"] + f["odd"]
@@ -360,7 +373,7 @@ def report(count: int, f: dict, made: float) -> bool:
         f"not {f['leaked']}; tap to sheet median {median * 1000:.0f} ms (target <= "
         f"{MEDIAN_TARGET * 1000:.0f}), p95 {high * 1000:.0f} ms (target <= "
         f"{P95_TARGET * 1000:.0f}), max {max(delays, default=math.inf) * 1000:.0f} ms; "
-        f"errors {len(f['errors'])} taps, {len(f['refused'])} streams refused, "
+        f"errors {len(f['errors'])} taps{kinds(f['errors'])}, {len(f['refused'])} streams refused, "
         f"{f['ended']} streams ended, {f['reconnects']} reconnects, {f['odd']} odd messages"
         + (f" (e.g. {(f['errors'] + f['refused'])[0]})" if f["errors"] or f["refused"] else "")
     )

@@ -8,6 +8,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from campaign import services
+from tests.pool import closed_port, pool_timeout
 
 DEBUG_PAGE_WORDS = ("Using the URLconf", "Traceback", "DEBUG = True", "Request Method")
 
@@ -182,3 +183,119 @@ def test_a_query_that_fails_on_a_database_that_answers_is_still_a_500(seated, mo
 
     assert response.status_code == 500
     assert "Algo ha fallado" in response.content.decode()
+
+
+# -- a process whose pool lent no connection in time --------------------------------------
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    """The probe of `campaign.database`, fresh, pointed at the given parameters."""
+    from campaign import database
+
+    database.forget()
+
+    def point(params: dict) -> None:
+        monkeypatch.setattr(database, "direct_params", lambda: params)
+
+    yield point
+    database.forget()
+
+
+def test_django_wraps_a_pool_timeout_so_that_it_is_told_apart():
+    from campaign import database
+
+    error = pool_timeout()
+
+    assert database.pool_timeout(error)
+    assert not database.pool_timeout(_database_error(psycopg.OperationalError("refused")))
+    assert not database.pool_timeout(ValueError("no"))
+
+
+def test_the_probe_says_no_for_a_server_that_is_not_there(probe):
+    from campaign import database
+
+    probe({"host": "127.0.0.1", "port": closed_port(), "dbname": "none"})
+
+    assert database.answers() is False
+
+
+@pytest.mark.django_db
+def test_the_probe_says_yes_for_the_database_that_answers_and_asks_once_a_second(probe):
+    from django.db import connection
+
+    from campaign import database
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the probe connects to PostgreSQL (make test-postgres)")
+    probe(database.direct_params())
+
+    assert database.answers() is True
+    probe({"host": "127.0.0.1", "port": closed_port(), "dbname": "none"})
+    assert database.answers() is True  # the last probe's answer, within PROBE_SECONDS
+    database.forget()
+    assert database.answers() is False
+
+
+@override_settings(DEBUG=False)
+def test_a_tap_on_a_busy_process_is_refused_on_its_card_and_writes_nothing(seated, dj, monkeypatch):
+    from campaign import database
+    from campaign.models import StateEvent
+    from campaign.views import board
+
+    monkeypatch.setattr(board, "campaign_for_dj", _raising(pool_timeout()))
+    monkeypatch.setattr(database, "answers", lambda: True)  # its database answers: busy
+    client = Client(raise_request_exception=False)
+    client.force_login(dj)
+    before = StateEvent.objects.count()
+
+    response = client.post(
+        reverse("act", args=["kiso", seated["aiko"].pk]),
+        {"action": "suffer", "type_grade": "heridas:leve", "key": "k1"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 409  # a refusal, not a failure: the proxy keeps it
+    assert response["X-Zodiac-Refused"] == "busy" and response["HX-Reswap"] == "none"
+    assert response["Retry-After"] == "2"
+    assert response.content.decode() == (
+        "No se ha registrado: el servidor está muy ocupado. Espera unos segundos y vuelve a tocar."
+    )
+    assert StateEvent.objects.count() == before
+
+
+@override_settings(DEBUG=False)
+def test_a_page_on_a_busy_process_says_it_is_busy_with_a_429(seated, monkeypatch):
+    from campaign import database
+    from campaign.views import home
+
+    monkeypatch.setattr(home, "render", _raising(pool_timeout()))
+    monkeypatch.setattr(database, "answers", lambda: True)
+    client = Client(raise_request_exception=False)
+    client.force_login(seated["user"])
+
+    response = client.get(reverse("home"))
+
+    assert response.status_code == 429
+    assert response["Retry-After"] == "2"
+    html = response.content.decode()
+    looks_like_the_app(html)
+    assert "El servidor está muy ocupado" in html
+    assert "No se ha registrado nada. Inténtalo de nuevo en unos segundos." in html
+    assert "no alcanza sus datos" not in html
+
+
+@override_settings(DEBUG=False)
+def test_a_pool_timeout_while_the_database_does_not_answer_is_the_503(seated, probe, monkeypatch):
+    from campaign.views import home
+
+    monkeypatch.setattr(home, "render", _raising(pool_timeout()))
+    probe({"host": "127.0.0.1", "port": closed_port(), "dbname": "none"})  # a real probe
+    client = Client(raise_request_exception=False)
+    client.force_login(seated["user"])
+
+    response = client.get(reverse("home"))
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert "El servidor no alcanza sus datos" in response.content.decode()

@@ -43,3 +43,21 @@ def test_a_database_that_does_not_answer_is_a_503(client, db, monkeypatch):
 
 def test_it_takes_a_get_only(client, db):
     assert client.post(reverse("health")).status_code == 405
+
+
+def test_a_process_too_busy_to_lend_a_connection_says_busy_not_broken(client, db, monkeypatch):
+    from campaign import database
+    from tests.pool import pool_timeout
+
+    timeout = pool_timeout()
+
+    def wait(self, targets):
+        raise timeout
+
+    monkeypatch.setattr(MigrationExecutor, "migration_plan", wait)
+    monkeypatch.setattr(database, "answers", lambda: True)  # its database answers
+
+    response = client.get(reverse("health"))
+
+    assert response.status_code == 429  # not a 503: the proxy keeps it in rotation
+    assert response.json() == {"database": "busy", "migrations": "unknown"}

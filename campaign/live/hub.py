@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection
 
+from .. import database
 from .changes import (
     FETCH_LIMIT,
     WINDOW,
@@ -475,10 +476,7 @@ def _close_connection() -> None:
 
 
 def _listen_params() -> dict:
-    params = connection.get_connection_params()
-    for django_only in ("cursor_factory", "context", "prepare_threshold"):
-        params.pop(django_only, None)
-    return {**params, "autocommit": True, "connect_timeout": 5}
+    return {**database.direct_params(), "connect_timeout": 5}
 
 
 _hub: Hub | None = None

@@ -250,6 +250,55 @@ def test_a_tap_dated_too_long_ago_is_refused_on_its_card(browser, app_url, table
     context.close()
 
 
+def busy_answer(monkeypatch) -> dict:
+    """What the server's error handler answers a tap on a process whose pool lent no
+    connection in time while its database answers (campaign/views/errors.py)."""
+    from django.db import OperationalError
+    from django.test import RequestFactory
+    from django.utils import translation
+
+    from campaign import database
+    from campaign.views import errors
+    from tests.pool import pool_timeout
+
+    monkeypatch.setattr(database, "answers", lambda: True)
+    request = RequestFactory().post("/c/kiso/pj/1/accion/", headers={"HX-Request": "true"})
+    with translation.override("es"):
+        try:
+            raise pool_timeout()
+        except OperationalError:
+            response = errors.server_error_page(request)
+    return {
+        "status": response.status_code,
+        "headers": dict(response.items()),
+        "body": response.content,
+    }
+
+
+def test_a_tap_a_busy_server_refuses_is_said_on_its_card_and_can_be_tapped_again(
+    browser, app_url, table, monkeypatch
+):
+    answer = busy_answer(monkeypatch)
+    context = browser_of(browser, app_url, table["dj"], width=360)
+    (page,) = tabs(context, f"{app_url}/c/kiso/", 1)
+    page.route("**/pj/*/accion/", lambda route: route.fulfill(**answer))
+
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+
+    expect(card(page, "Aiko").get_by_role("alert")).to_have_text(
+        "No se ha registrado: el servidor está muy ocupado. Espera unos segundos y vuelve a tocar."
+    )
+    card(page, "Aiko").scroll_into_view_if_needed()
+    screenshot(page, "board-tap-busy-360")
+    page.unroute("**/pj/*/accion/")
+    # The server takes it again: tapped again, it is recorded once.
+    card(page, "Aiko").get_by_role("button", name="Heridas leve").click()
+    expect(card(page, "Aiko").get_by_text("Heridas Leve")).to_be_visible()
+    expect(card(page, "Aiko").get_by_role("alert")).to_have_count(0)
+    assert StateEvent.objects.filter(event__kind="suffer").count() == 1
+    context.close()
+
+
 def test_under_runserver_the_board_polls_and_still_shows_changes(browser, table):
     """`manage.py runserver` (WSGI) cannot hold a stream: the page polls instead."""
     process, base = start_server(runserver=True)

@@ -9,7 +9,7 @@
 // News leaves this module as a `zodiac:change` event on document, detail
 // {cursor, pj, all, kinds, foes, parts}.
 
-import { refusedLate } from "./taps.js";
+import { refused } from "./taps.js";
 
 // News waits this long, at most, for the answer of one of the page's own actions: an
 // answer that takes longer (a bad network) does not keep the other cards stale.
@@ -84,7 +84,7 @@ export function watchAnswers() {
   });
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
-    if (refusedLate(xhr)) return; // taps.js says so on the card
+    if (refused(xhr)) return; // taps.js says so on the card
     const at = Number(xhr && xhr.getResponseHeader("X-Change-Cursor")) || 0;
     const covers = (xhr && xhr.getResponseHeader("X-Change-Pj")) || "";
     if (!at) return;

@@ -28,9 +28,11 @@ export const newKey = () =>
     ? crypto.randomUUID().replace(/-/g, "")
     : String(Date.now()) + Math.random().toString(16).slice(2);
 
-// The server refused this tap: it came past its deadline (campaign/middleware.py).
-export const refusedLate = (xhr) =>
-  !!xhr && xhr.status === 409 && xhr.getResponseHeader("X-Zodiac-Refused") === "late";
+// The server refused this tap, writing nothing: it came past its deadline
+// (campaign/middleware.py), or the server was too busy to take it (campaign/views/errors.py).
+// Its answer is the words to show.
+export const refused = (xhr) =>
+  !!xhr && xhr.status === 409 && !!xhr.getResponseHeader("X-Zodiac-Refused");
 
 // `live`: the #live element (its data-unanswered says a tap was given up on).
 export function watchTaps(live) {
@@ -53,7 +55,7 @@ export function watchTaps(live) {
 
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
-    if (refusedLate(xhr)) tell(event.detail.elt, xhr.responseText);
+    if (refused(xhr)) tell(event.detail.elt, xhr.responseText);
   });
   document.body.addEventListener("htmx:configRequest", (event) => {
     const detail = event.detail;
