@@ -277,31 +277,34 @@ class Hub:
         base = (campaign_id, cursor, lang)
         # Each part's rendering is taken in hand before any wait: a rendering that fails
         # meanwhile raises here too (it is not found gone), and one pushed out of the
-        # cache by others (RENDERED) is still this stream's to read.
-        futures: dict[tuple, asyncio.Future] = {}
+        # cache by others (RENDERED) is still this stream's to read. A rendering is a task
+        # of its own, waited on through a shield: a stream that leaves (its page closed,
+        # or cut by the proxy) cancels its own wait, not the rendering the others await.
+        renderings: dict[tuple, asyncio.Future] = {}
         missing = []
         for key in dict.fromkeys(keys):
             if (*base, key) in self.rendered:
-                futures[key] = self.rendered[(*base, key)]
+                renderings[key] = self.rendered[(*base, key)]
             else:
                 missing.append(key)
         if missing:
             from . import parts
 
-            future = self.loop.create_future()
+            rendering = self.loop.create_task(self.query(parts.render, campaign_id, lang, missing))
             for key in missing:
-                self.rendered[(*base, key)] = futures[key] = future
-            try:
-                future.set_result(await self.query(parts.render, campaign_id, lang, missing))
-            except BaseException as error:
-                for key in missing:
-                    self.rendered.pop((*base, key), None)
-                future.set_exception(error)
-                future.exception()  # retrieved: the streams waiting on it get it raised
-                raise
+                self.rendered[(*base, key)] = renderings[key] = rendering
+
+            def failed(done: asyncio.Future, keys=tuple(missing)) -> None:
+                """A rendering that failed is not kept: the next stream to ask renders anew."""
+                if done.cancelled() or done.exception() is not None:  # retrieved, not logged
+                    for key in keys:
+                        if self.rendered.get((*base, key)) is done:
+                            del self.rendered[(*base, key)]
+
+            rendering.add_done_callback(failed)
             while len(self.rendered) > RENDERED:
                 self.rendered.popitem(last=False)
-        return {key: (await futures[key])[key] for key in keys}
+        return {key: (await asyncio.shield(renderings[key]))[key] for key in keys}
 
     def players_here(self, campaign_id: int) -> set[int]:
         """The players with a stream of the campaign in this process that hears their own

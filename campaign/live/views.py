@@ -153,6 +153,23 @@ def _changed_access(session_key: str | None, user_id: int, follows: dict[int, Fo
     return [*gone, *(pk for pk in now if not now[pk].same_access(follows[pk]))]
 
 
+async def _pinging(awaitable, into: list) -> AsyncIterator[str]:
+    """Await `awaitable`, yielding a `ping` each HEARTBEAT it keeps the stream waiting; its
+    result goes into `into`. A process behind on its renderings (or its queries) keeps its
+    streams open: the proxy cuts a stream silent for its read timeout (deploy/nginx: 60 s),
+    and each page it cut would come back, a reconnection more for a process already behind.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        while not task.done():
+            await asyncio.wait([task], timeout=HEARTBEAT)
+            if not task.done():
+                yield _event("ping", {"now": _now_ms()})
+    finally:
+        task.cancel()  # the stream left meanwhile: nothing left to wait for (done: no-op)
+    into.append(task.result())
+
+
 def _event(name: str, data: dict, *, id: str | None = None) -> str:
     head = f"id: {id}\n" if id is not None else ""
     return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
@@ -309,7 +326,11 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                 now = asyncio.get_running_loop().time()
                 may_have_changed = any(change.kind in RECHECK_KINDS for change in batch)
                 if may_have_changed or now - checked > RECHECK:
-                    changed = await hub.query(_changed_access, session_key, user_id, follows)
+                    answer: list[list[int]] = []
+                    asking = hub.query(_changed_access, session_key, user_id, follows)
+                    async for ping in _pinging(asking, answer):
+                        yield ping
+                    (changed,) = answer
                     if changed:
                         yield _event("reopen", {"campaigns": changed, "now": _now_ms()})
                         return
@@ -329,7 +350,11 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                 answered = browser is not None and all(c.answered == browser for c in batch)
                 try:
                     if not (follow.dj and answered):
-                        data["parts"] = await _parts(follow, user_id, batch, lang, data)
+                        rendered: list[dict[str, str]] = []
+                        asked = _parts(follow, user_id, batch, lang, data)
+                        async for ping in _pinging(asked, rendered):
+                            yield ping
+                        (data["parts"],) = rendered
                     data["view"] = follow.view
                 except Exception:
                     log.exception("live: rendering the parts of a change failed")

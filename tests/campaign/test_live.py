@@ -5,6 +5,7 @@ it is tested against a real server in test_live_server.py.
 """
 
 import asyncio
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -659,6 +660,44 @@ def test_a_stream_waiting_on_a_render_that_fails_gets_its_error_not_nothing(monk
     assert [type(result) for result in results] == [RuntimeError, RuntimeError]
 
 
+@pytest.mark.parametrize("leaves", ["the one rendering", "the one waiting"])
+def test_a_stream_that_leaves_mid_render_takes_no_part_from_the_others(monkeypatch, leaves):
+    """A page closed (or cut by the proxy) while the hub renders a part others wait for: the
+    rendering goes on for them, neither cancelled nor failed."""
+    from campaign.live import parts
+
+    asked, finish = threading.Event(), threading.Event()
+
+    def render(campaign_id, lang, keys):
+        asked.set()
+        finish.wait(SCENARIO)
+        return {key: "<p>panels</p>" for key in keys}
+
+    monkeypatch.setattr(parts, "render", render)
+
+    async def main():
+        hub = Hub(asyncio.get_running_loop())
+        try:
+            first = asyncio.ensure_future(hub.parts(3, 12, "es", [("panels",)]))
+            await asyncio.to_thread(asked.wait, SCENARIO)  # the first renders them
+            second = asyncio.ensure_future(hub.parts(3, 12, "es", [("panels",)]))
+            await asyncio.sleep(0.01)  # the second waits on the first's rendering
+            gone, stays = (first, second) if leaves == "the one rendering" else (second, first)
+            gone.cancel()
+            finish.set()
+            got = await stays
+            third = await hub.parts(3, 12, "es", [("panels",)])  # kept: not rendered again
+            return got, third, gone.cancelled()
+        finally:
+            finish.set()
+            await hub.close()
+
+    got, third, cancelled = run(main())
+
+    assert got == third == {("panels",): "<p>panels</p>"}
+    assert cancelled
+
+
 def test_a_rendering_pushed_out_of_the_cache_is_still_read_by_who_asked(monkeypatch):
     from campaign.live import hub as live
     from campaign.live import parts
@@ -853,3 +892,123 @@ def test_the_dj_hears_a_pnj_change_as_its_card(client, campaign, dj):
     assert batches(poll(client, campaign, since)) == [
         {"after": since, "cursor": since + 1, "pj": [jefe.pk], "all": False, "kinds": ["event"]}
     ]
+
+
+# --- A stream kept open while its process is behind -----------------------------------------
+
+
+def test_a_stream_waiting_longer_than_a_heartbeat_pings_meanwhile(monkeypatch):
+    """Its rendering (or its access check) waited on, a stream still says something each
+    HEARTBEAT: a proxy cuts a stream silent for its read timeout."""
+    from campaign.live import views
+
+    monkeypatch.setattr(views, "HEARTBEAT", 0.02)
+
+    async def main():
+        done = asyncio.Event()
+
+        async def slow():
+            await done.wait()
+            return {"card:7": "<p>card</p>"}
+
+        got: list = []
+        messages = []
+        waiting = views._pinging(slow(), got)
+        async for message in waiting:
+            messages.append(message)
+            if len(messages) == 3:
+                done.set()  # the rendering comes after three pings
+        return messages, got
+
+    messages, got = run(main())
+
+    assert len(messages) == 3 and all(m.startswith("event: ping\n") for m in messages)
+    assert got == [{"card:7": "<p>card</p>"}]
+
+
+def test_a_stream_that_leaves_while_waiting_stops_its_wait(monkeypatch):
+    from campaign.live import views
+
+    monkeypatch.setattr(views, "HEARTBEAT", 0.02)
+
+    async def main():
+        stopped = asyncio.Event()
+
+        async def endless():
+            try:
+                await asyncio.Event().wait()
+            finally:
+                stopped.set()
+
+        waiting = views._pinging(endless(), [])
+        assert (await anext(waiting)).startswith("event: ping\n")
+        await waiting.aclose()  # the page is gone
+        await asyncio.wait_for(stopped.wait(), SCENARIO)
+        return stopped.is_set()
+
+    assert run(main())
+
+
+def test_a_failure_while_waiting_is_raised_to_the_stream(monkeypatch):
+    from campaign.live import views
+
+    async def failing():
+        raise RuntimeError("couldn't get a connection")
+
+    async def main():
+        return [message async for message in views._pinging(failing(), [])]
+
+    with pytest.raises(RuntimeError, match="couldn't get a connection"):
+        run(main())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatch):
+    """Through the stream view (ASGI, in this process): a change whose rendering takes three
+    heartbeats comes after pings, not after silence, and with its parts."""
+    from django.test import AsyncClient
+
+    from campaign.live import parts, views
+    from tests.factories import CharacterFactory
+
+    monkeypatch.setattr(views, "HEARTBEAT", 0.05)
+    dj = UserFactory(username="slow-dj")
+    campaign = CampaignFactory(slug="lenta", dj=dj)
+    aiko = CharacterFactory(campaign=campaign, name="Aiko")
+    campaign.refresh_from_db()
+    since = campaign.change_cursor
+    slow = threading.Event()
+    render = parts.render
+
+    def late(campaign_id, lang, keys):
+        slow.wait(0.2)  # four heartbeats: a process behind on its renderings
+        return render(campaign_id, lang, keys)
+
+    monkeypatch.setattr(parts, "render", late)
+
+    async def main():
+        client = AsyncClient()
+        await client.aforce_login(dj)
+        try:
+            response = await client.get(reverse("live_stream"), {"since": f"{campaign.pk}:{since}"})
+            messages = aiter(response.streaming_content)
+            heard = [await anext(messages), await anext(messages)]  # retry, hello
+            await asyncio.to_thread(
+                services.event_record,
+                campaign=campaign,
+                character=aiko,
+                event={"kind": "suffer", "type": "heridas", "grade": "leve"},
+            )
+            while not any(b"event: change" in m for m in heard):
+                heard.append(await asyncio.wait_for(anext(messages), SCENARIO))
+            await messages.aclose()
+            return [m.decode() if isinstance(m, bytes) else m for m in heard]
+        finally:
+            await live.hub().close()
+
+    heard = run(main())
+
+    kinds = [line[7:] for m in heard[2:] for line in m.splitlines() if line.startswith("event: ")]
+    assert kinds[-1] == "change" and kinds.count("ping") >= 2, kinds
+    change = json.loads(heard[-1].split("data: ", 1)[1])
+    assert f"card:{aiko.pk}" in change["parts"]
