@@ -133,6 +133,7 @@ class Tap:
     cursor: int
     pj: int | None  # None: the party (every card)
     sent: float
+    sent_wall: float = 0.0  # the same moment on the epoch clock, to set against the server's
 
 
 # --- One table ----------------------------------------------------------------------------
@@ -173,7 +174,8 @@ class Dj:
                         f"{path}: {answer.status}" + (f" {refused}" if refused else "")
                     )
                 else:
-                    self.taps.append(Tap(self.table["campaign"], int(cursor), pj, sent))
+                    wall = time.time() - (time.monotonic() - sent)
+                    self.taps.append(Tap(self.table["campaign"], int(cursor), pj, sent, wall))
             n += 1
             await asyncio.sleep(self.rng.uniform(*PACE))
         self.board.close()
@@ -190,6 +192,8 @@ def judge(streams: list[tuple[Stream, int | None, dict]], taps: dict[int, list[T
     """Every stream against its table's taps: the sheets' delays (what the targets judge),
     the boards' and the party events' apart, what was lost and what leaked."""
     delays, boards, party, lost, leaked = [], [], [], 0, 0
+    server: list[float] = []  # tap sent -> the server sends the sheet its message
+    after: list[float] = []  # the server sent it -> this client has it (nginx, TLS, this loop)
     for stream, own, table in streams:
         pks = {pj["pk"] for pj in table["pj"]}
         allowed = pks if own is None else {own}
@@ -201,16 +205,29 @@ def judge(streams: list[tuple[Stream, int | None, dict]], taps: dict[int, list[T
             part = may_see(stream, tap, own)
             if part is None:
                 continue
-            when = stream.holds(tap.campaign, tap.cursor, part)
-            if when is None:
+            message = stream.holding(tap.campaign, tap.cursor, part)
+            if message is None:
                 lost += 1
-            elif own is None:
+                continue
+            when = message.when
+            if own is None:
                 boards.append(when - tap.sent)
             else:
                 delays.append(when - tap.sent)
                 if tap.pj is None:
                     party.append(when - tap.sent)
-    return {"delays": delays, "boards": boards, "party": party, "lost": lost, "leaked": leaked}
+                if message.now is not None:  # where a sheet's delay went: server, or after
+                    server.append(message.now - tap.sent_wall)
+                    after.append(message.wall - message.now)
+    return {
+        "delays": delays,
+        "boards": boards,
+        "party": party,
+        "lost": lost,
+        "leaked": leaked,
+        "server": server,
+        "after": after,
+    }
 
 
 async def play(topology: Topology, tables: list[dict]) -> dict:
@@ -381,6 +398,10 @@ def report(count: int, f: dict, made: float) -> bool:
         f"{label}: of those, time passing for the party (every sheet of the table): "
         f"{ms(f['party'])}; to the DJ boards (which show their own tap's answer first): "
         f"{ms(f['boards'])}"
+    )
+    print(
+        f"{label}: where the sheets' delays went: from the tap until the server sent the "
+        f"message {ms(f['server'])}; from then until this client had it {ms(f['after'])}"
     )
     per_stream = [
         (f["rss_open"][port] - f["rss_before"][port]) / max(1, f["held"][port])

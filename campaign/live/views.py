@@ -9,8 +9,9 @@ hear is decided per campaign: the DJ hears every change, a player their own PJ a
 campaign-wide changes (every PJ when the campaign shows players the party).
 
 The stream passes Django's middleware and authentication when it opens, like any view. It
-then checks again that its session and memberships still hold: every RECHECK seconds, and
-at once after a change that may have changed them (a PJ's player, the campaign's options).
+then checks again that its session and memberships still hold: every RECHECK seconds (the
+first at a moment of its own within them), and at once after a change that may have
+changed them (a PJ's player, the campaign's options).
 When they no longer hold it names the campaigns concerned (`reopen`): their pages load
 anew, and the stream is opened again (and asked again who it serves).
 """
@@ -21,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import re
 import time
 from collections.abc import AsyncIterator
@@ -310,11 +312,17 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
             while done:
                 done.pop().set()
 
-        checked = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        # Each stream checks at moments of its own: the pages of a process often opened
+        # together (a restart, a wave of reconnections), and their checks due at once would
+        # queue on the hub's one thread ahead of the changes.
+        check_at = loop.time() + random.uniform(0, RECHECK)
+        said = loop.time()  # the last message sent: a ping is due HEARTBEAT after it
         try:
             while True:
+                wait = min(said + HEARTBEAT, check_at) - loop.time()
                 try:
-                    async with asyncio.timeout(HEARTBEAT):
+                    async with asyncio.timeout(max(0.0, wait)):
                         follow, batch, handled = await queue.get()
                 except TimeoutError:
                     follow, batch, handled = None, [], None
@@ -323,9 +331,9 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                     done.append(handled)
                 if batch is None:
                     return  # the page reconnects, from the last id it got
-                now = asyncio.get_running_loop().time()
+                now = loop.time()
                 may_have_changed = any(change.kind in RECHECK_KINDS for change in batch)
-                if may_have_changed or now - checked > RECHECK:
+                if may_have_changed or now >= check_at:
                     answer: list[list[int]] = []
                     asking = hub.query(_changed_access, session_key, user_id, follows)
                     async for ping in _pinging(asking, answer):
@@ -334,9 +342,11 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                     if changed:
                         yield _event("reopen", {"campaigns": changed, "now": _now_ms()})
                         return
-                    checked = now
+                    check_at = now + RECHECK
                 if follow is None:
-                    yield _event("ping", {"now": _now_ms()})
+                    if now - said >= HEARTBEAT:  # not only a check that came due
+                        yield _event("ping", {"now": _now_ms()})
+                        said = now
                     continue
                 player = user_id if follow.player_filter else None
                 batch = [change for change in batch if live.visible(change, player=player)]
@@ -361,6 +371,7 @@ async def stream(request: HttpRequest) -> HttpResponse | StreamingHttpResponse: 
                 release()
                 follow.sent = data["cursor"]
                 yield _event("change", {**data, "now": _now_ms()}, id=cursors())
+                said = loop.time()
         finally:
             for task in tasks:
                 task.cancel()

@@ -5,8 +5,10 @@ it is tested against a real server in test_live_server.py.
 """
 
 import asyncio
+import contextlib
 import json
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -19,6 +21,7 @@ from campaign.live import hub as live
 from campaign.live.hub import Change, Hub, Window, summary, visible
 from campaign.models import CampaignChange, Membership
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
+from tests.waiting import wait_until
 
 
 def poll(client, campaign, since):
@@ -1012,3 +1015,94 @@ def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatc
     assert kinds[-1] == "change" and kinds.count("ping") >= 2, kinds
     change = json.loads(heard[-1].split("data: ", 1)[1])
     assert f"card:{aiko.pk}" in change["parts"]
+
+
+def _streams_of(user, campaign, count: int, monkeypatch):
+    """`count` streams of `user` for `campaign` through the ASGI stream view, in this
+    process: an async context giving each stream's iterator of messages (text)."""
+    from django.test import AsyncClient
+
+    @contextlib.asynccontextmanager
+    async def opened():
+        client = AsyncClient()
+        await client.aforce_login(user)
+        since = {"since": f"{campaign.pk}:{campaign.change_cursor}"}
+        iterators = []
+        try:
+            for _ in range(count):
+                response = await client.get(reverse("live_stream"), since)
+                iterators.append(aiter(response.streaming_content))
+            yield iterators
+        finally:
+            for messages in iterators:
+                await messages.aclose()
+            await live.hub().close()
+
+    return opened()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_whose_session_ended_is_told_to_reopen_with_no_change_written(monkeypatch):
+    """The periodic check: no change says the session went (a logout elsewhere)."""
+    from django.contrib.sessions.models import Session
+
+    from campaign.live import views
+
+    monkeypatch.setattr(views, "RECHECK", 0.3)
+    dj = UserFactory(username="gone-dj")
+    campaign = CampaignFactory(slug="sesion", dj=dj)
+    campaign.refresh_from_db()
+
+    async def main():
+        async with _streams_of(dj, campaign, 1, monkeypatch) as (messages,):
+            heard = [await anext(messages), await anext(messages)]  # retry, hello
+            await asyncio.to_thread(lambda: Session.objects.all().delete())  # logged out
+            while not any(b"event: reopen" in m for m in heard):
+                heard.append(await asyncio.wait_for(anext(messages), SCENARIO))
+            return heard
+
+    heard = run(main())
+
+    assert not any(b"event: change" in m for m in heard)
+    reopen = json.loads(heard[-1].decode().split("data: ", 1)[1])
+    assert reopen["campaigns"] == [campaign.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_streams_opened_together_check_their_sessions_at_moments_of_their_own(monkeypatch):
+    """Pages a process serves often open at once (a restart, a wave of reconnections): their
+    checks, each a query on the hub's one thread, would all come due together, ahead of the
+    changes. Each stream's first check comes at a moment of its own within RECHECK."""
+    import random
+
+    from campaign.live import views
+
+    monkeypatch.setattr(views, "RECHECK", 1.0)
+    monkeypatch.setattr(views, "HEARTBEAT", 60.0)  # no ping wakes them meanwhile
+    monkeypatch.setattr(views, "random", random.Random(28))
+    checked: list[float] = []
+    check = views._changed_access
+
+    def recorded(*args):
+        checked.append(time.monotonic())
+        return check(*args)
+
+    monkeypatch.setattr(views, "_changed_access", recorded)
+    dj = UserFactory(username="many-dj")
+    campaign = CampaignFactory(slug="muchas", dj=dj)
+    campaign.refresh_from_db()
+
+    async def main():
+        async with _streams_of(dj, campaign, 12, monkeypatch) as streams:
+            for messages in streams:
+                await anext(messages), await anext(messages)  # retry, hello: open
+            readers = [asyncio.ensure_future(anext(messages)) for messages in streams]
+            await asyncio.to_thread(wait_until, lambda: len(checked) >= 12, "12 checks")
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+
+    run(main())
+
+    first = sorted(checked[:12])
+    assert first[-1] - first[0] > 0.3  # spread over the second, not due together

@@ -179,6 +179,8 @@ class Heard:
     all: bool
     parts: frozenset
     when: float
+    now: float | None = None  # the server's clock when it sent the message (s, epoch)
+    wall: float = 0.0  # this client's clock when it got it (s, epoch): the same machine's
 
 
 @dataclass
@@ -299,6 +301,8 @@ class Stream:
                     data["all"],
                     frozenset(name for name, html in parts.items() if isinstance(html, str)),
                     time.monotonic(),
+                    data["now"] / 1000 if "now" in data else None,
+                    time.time(),
                 )
             )
         elif event is not None:
@@ -311,6 +315,11 @@ class Stream:
             (m for m in self.heard if m.campaign == campaign and m.after < cursor <= m.cursor),
             None,
         )
+
+    def holding(self, campaign: int, cursor: int, part: str) -> Heard | None:
+        """The message that brought the change at `cursor` with its `part` rendered, if any."""
+        message = self.covering(campaign, cursor)
+        return message if message is not None and part in message.parts else None
 
     def holds(self, campaign: int, cursor: int, part: str) -> float | None:
         """When this page got the change at `cursor` with its `part` rendered, or None."""
