@@ -684,7 +684,7 @@ def test_a_stream_that_leaves_mid_render_takes_no_part_from_the_others(monkeypat
             first = asyncio.ensure_future(hub.parts(3, 12, "es", [("panels",)]))
             await asyncio.to_thread(asked.wait, SCENARIO)  # the first renders them
             second = asyncio.ensure_future(hub.parts(3, 12, "es", [("panels",)]))
-            await asyncio.sleep(0.01)  # the second waits on the first's rendering
+            await asyncio.sleep(0)  # the second finds the first's rendering and waits on it
             gone, stays = (first, second) if leaves == "the one rendering" else (second, first)
             gone.cancel()
             finish.set()
@@ -980,11 +980,12 @@ def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatc
     aiko = CharacterFactory(campaign=campaign, name="Aiko")
     campaign.refresh_from_db()
     since = campaign.change_cursor
-    slow = threading.Event()
+    rendering, slow = threading.Event(), threading.Event()
     render = parts.render
 
     def late(campaign_id, lang, keys):
-        slow.wait(0.2)  # four heartbeats: a process behind on its renderings
+        rendering.set()
+        slow.wait(SCENARIO)  # a process behind on its renderings: until two pings came
         return render(campaign_id, lang, keys)
 
     monkeypatch.setattr(parts, "render", late)
@@ -1002,17 +1003,26 @@ def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatc
                 character=aiko,
                 event={"kind": "suffer", "type": "heridas", "grade": "leve"},
             )
+            # The stream's messages are made as they are read: a ping read after the
+            # rendering began was sent while the stream waited on it.
+            waiting_pings = 0
             while not any(b"event: change" in m for m in heard):
+                began = rendering.is_set()
                 heard.append(await asyncio.wait_for(anext(messages), SCENARIO))
+                if began and b"event: ping" in heard[-1]:
+                    waiting_pings += 1
+                    if waiting_pings == 2:
+                        slow.set()  # the rendering comes after two pings
             await messages.aclose()
-            return [m.decode() if isinstance(m, bytes) else m for m in heard]
+            return waiting_pings, [m.decode() if isinstance(m, bytes) else m for m in heard]
         finally:
+            slow.set()
             await live.hub().close()
 
-    heard = run(main())
+    waiting_pings, heard = run(main())
 
-    kinds = [line[7:] for m in heard[2:] for line in m.splitlines() if line.startswith("event: ")]
-    assert kinds[-1] == "change" and kinds.count("ping") >= 2, kinds
+    assert waiting_pings == 2
+    assert "event: change" in heard[-1]
     change = json.loads(heard[-1].split("data: ", 1)[1])
     assert f"card:{aiko.pk}" in change["parts"]
 

@@ -10,6 +10,11 @@
 const POLL_MS = 2000;
 const STREAM_TRIES = 3; // refused streams in a row before polling instead
 const RETRY_STREAM_MS = 60000; // while polling, try the stream again this often
+// The server says something at least every 15 s (a ping, even while it is behind:
+// campaign/live/views.py HEARTBEAT). Silence for this long is a connection that died
+// without closing (a network that stopped passing anything): the page says so and opens
+// the stream anew, which the browser would not do by itself.
+const SILENT_MS = 40000;
 
 // urls: {stream, poll} (read at each (re)connection). follow: Map of campaign id -> the
 // cursor to start after; it follows every message. on: the callbacks message(message),
@@ -29,11 +34,28 @@ export function transport(urls, follow, on) {
     on.message(message);
   };
 
+  let silence = null;
+  function listen(heard) {
+    // Any message, or the connection opening: the stream is alive for SILENT_MS more.
+    window.clearTimeout(silence);
+    if (heard) silence = window.setTimeout(silent, SILENT_MS);
+  }
+  function silent() {
+    if (stopped || !source) return;
+    source.close();
+    on.state("reconnecting");
+    stream();
+  }
+
   function stream() {
     if (stopped) return;
     const url = new URL(urls.stream, window.location.href);
     url.searchParams.set("since", since());
     source = new EventSource(url);
+    listen(true); // a connection that never opens is silent too
+    for (const name of ["open", "hello", "ping", "change"]) {
+      source.addEventListener(name, () => listen(true));
+    }
     source.addEventListener("open", () => {
       refused = 0;
       on.state("open");
@@ -53,12 +75,14 @@ export function transport(urls, follow, on) {
     // What this browser's user may see changed (a session, a membership, an option):
     // the pages of those campaigns load anew; the stream opens again from here.
     source.addEventListener("reopen", (event) => {
+      listen(false);
       source.close();
       on.changedAccess(JSON.parse(event.data).campaigns || []);
       stream();
     });
     // A server that cannot stream (runserver): poll at once.
     source.addEventListener("poll", (event) => {
+      listen(false);
       clock(JSON.parse(event.data));
       source.close();
       poll(Date.now());
@@ -69,6 +93,7 @@ export function transport(urls, follow, on) {
       // CONNECTING: the browser retries by itself, sending Last-Event-ID.
       if (source.readyState !== EventSource.CLOSED) return;
       // CLOSED: the server or a proxy refused the stream; reconnect by hand, or poll.
+      listen(false);
       source.close();
       refused += 1;
       if (refused < STREAM_TRIES) timer = window.setTimeout(stream, 1000 * refused);
@@ -112,6 +137,7 @@ export function transport(urls, follow, on) {
     stop() {
       stopped = true;
       window.clearTimeout(timer);
+      listen(false);
       if (source) source.close();
     },
   };
