@@ -969,7 +969,6 @@ def test_a_failure_while_waiting_is_raised_to_the_stream(monkeypatch):
 def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatch):
     """Through the stream view (ASGI, in this process): a change whose rendering takes three
     heartbeats comes after pings, not after silence, and with its parts."""
-    from django.test import AsyncClient
 
     from campaign.live import parts, views
     from tests.factories import CharacterFactory
@@ -990,19 +989,14 @@ def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatc
 
     monkeypatch.setattr(parts, "render", late)
 
+    client = async_client_of(dj)
+
     async def main():
-        client = AsyncClient()
-        await client.aforce_login(dj)
         try:
             response = await client.get(reverse("live_stream"), {"since": f"{campaign.pk}:{since}"})
             messages = aiter(response.streaming_content)
             heard = [await anext(messages), await anext(messages)]  # retry, hello
-            await asyncio.to_thread(
-                services.event_record,
-                campaign=campaign,
-                character=aiko,
-                event={"kind": "suffer", "type": "heridas", "grade": "leve"},
-            )
+            await wound_elsewhere(aiko)
             # The stream's messages are made as they are read: a ping read after the
             # rendering began was sent while the stream waited on it.
             waiting_pings = 0
@@ -1027,15 +1021,24 @@ def test_the_djs_stream_pings_while_its_process_renders_a_change_late(monkeypatc
     assert f"card:{aiko.pk}" in change["parts"]
 
 
-def _streams_of(user, campaign, count: int, monkeypatch):
-    """`count` streams of `user` for `campaign` through the ASGI stream view, in this
-    process: an async context giving each stream's iterator of messages (text)."""
-    from django.test import AsyncClient
+def async_client_of(user):
+    """An AsyncClient with `user`'s session, made on this thread's connection (one made in
+    the client's own threads would stay open after the test)."""
+    from django.test import AsyncClient, Client
+
+    client = Client()
+    client.force_login(user)
+    async_client = AsyncClient()
+    async_client.cookies = client.cookies
+    return async_client
+
+
+def _streams_of(client, campaign, count: int):
+    """`count` streams of `client` (async_client_of) for `campaign` through the ASGI stream
+    view, in this process: an async context giving each stream's iterator of messages."""
 
     @contextlib.asynccontextmanager
     async def opened():
-        client = AsyncClient()
-        await client.aforce_login(user)
         since = {"since": f"{campaign.pk}:{campaign.change_cursor}"}
         iterators = []
         try:
@@ -1063,10 +1066,19 @@ def test_a_stream_whose_session_ended_is_told_to_reopen_with_no_change_written(m
     campaign = CampaignFactory(slug="sesion", dj=dj)
     campaign.refresh_from_db()
 
+    client = async_client_of(dj)
+
     async def main():
-        async with _streams_of(dj, campaign, 1, monkeypatch) as (messages,):
+        async with _streams_of(client, campaign, 1) as (messages,):
             heard = [await anext(messages), await anext(messages)]  # retry, hello
-            await asyncio.to_thread(lambda: Session.objects.all().delete())  # logged out
+
+            def log_out() -> None:  # elsewhere, on a connection of its own, closed after
+                try:
+                    Session.objects.all().delete()
+                finally:
+                    connection.close()
+
+            await asyncio.to_thread(log_out)
             while not any(b"event: reopen" in m for m in heard):
                 heard.append(await asyncio.wait_for(anext(messages), SCENARIO))
             return heard
@@ -1102,8 +1114,10 @@ def test_streams_opened_together_check_their_sessions_at_moments_of_their_own(mo
     campaign = CampaignFactory(slug="muchas", dj=dj)
     campaign.refresh_from_db()
 
+    client = async_client_of(dj)
+
     async def main():
-        async with _streams_of(dj, campaign, 12, monkeypatch) as streams:
+        async with _streams_of(client, campaign, 12) as streams:
             for messages in streams:
                 await anext(messages), await anext(messages)  # retry, hello: open
             readers = [asyncio.ensure_future(anext(messages)) for messages in streams]
