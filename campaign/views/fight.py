@@ -108,6 +108,9 @@ def fight_setup(request: AuthedHttpRequest, slug: str) -> HttpResponse:
     context = {
         "campaign": campaign,
         "rows": rows,
+        # The hint on groups names the buttons of a line that can join the one above or is
+        # a group: said only where one of them is on the page.
+        "groups_offered": any(row.joins or len(row.members) > 1 for row in rows),
         "addable": addable(characters, taken, now, last),
         # Starting a fight: the PNJ in play that the last one took out, left out of it.
         "left_out": ", ".join(

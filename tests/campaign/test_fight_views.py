@@ -546,6 +546,21 @@ def test_a_group_keeps_its_one_slot_through_the_page(dj_client, campaign, aiko):
     assert selectors.fight_now(campaign=campaign).order[0].members == tuple(c.pk for c in made)
 
 
+def test_the_hint_on_groups_shows_only_with_a_button_it_names(dj_client, campaign, aiko, kenji):
+    hint = "«Con el de arriba» pone una"
+    services.fight_start(campaign=campaign, order=[Slot(pj=aiko.pk), Slot(pj=kenji.pk)])
+    assert hint not in dj_client.get(setup_url()).content.decode()  # PJ only: no button
+
+    services.fight_end(campaign=campaign)
+    made = services.pnj_create(campaign=campaign, name="Oni", count=2)
+    services.fight_start(
+        campaign=campaign,
+        order=[Slot(pj=aiko.pk), Slot(pj=made[0].pk, also=(made[1].pk,))],
+    )
+    html = dj_client.get(setup_url()).content.decode()
+    assert hint in html and "Un turno cada uno" in html  # the group's own button
+
+
 def test_moving_one_still_to_act_before_the_turn_says_they_wait_a_round(
     dj_client, campaign, aiko, kenji
 ):
