@@ -201,13 +201,18 @@ class TapDeadlineMiddleware:
 
 
 def _too_late() -> HttpResponse:
-    response = HttpResponse(
+    return tap_refused(
         _("Not recorded: this tap reached the server too late. Check the card and tap again."),
-        status=409,
-        content_type="text/plain; charset=utf-8",
+        why="late",
     )
+
+
+def tap_refused(text: str, *, why: str) -> HttpResponse:
+    """A tap refused with nothing written: a 409 that swaps nothing, `text` the words the
+    page shows next to the control (static/js/live/taps.js), `why` in X-Zodiac-Refused."""
+    response = HttpResponse(text, status=409, content_type="text/plain; charset=utf-8")
     response["HX-Reswap"] = "none"
-    response["X-Zodiac-Refused"] = "late"
+    response["X-Zodiac-Refused"] = why
     return response
 
 

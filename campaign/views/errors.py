@@ -29,6 +29,7 @@ from django.views.decorators.csrf import requires_csrf_token
 from django.views.defaults import server_error
 
 from .. import database
+from ..middleware import tap_refused
 
 RETRY_AFTER = 5  # seconds, the proxy's fail_timeout: the process is tried again after it
 BUSY_RETRY_AFTER = 2  # seconds: a busy process lends a connection again within a moment
@@ -71,13 +72,10 @@ def server_error_page(request: HttpRequest) -> HttpResponse:
 
 def _busy(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and request.headers.get("HX-Request"):
-        response = HttpResponse(
+        response = tap_refused(
             _("Not recorded: the server is very busy. Wait a few seconds and tap again."),
-            status=409,
-            content_type="text/plain; charset=utf-8",
+            why="busy",
         )
-        response["HX-Reswap"] = "none"
-        response["X-Zodiac-Refused"] = "busy"
     else:
         response = _page(status=429, busy=True)
     response["Retry-After"] = str(BUSY_RETRY_AFTER)
